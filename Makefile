@@ -1,0 +1,40 @@
+# walletops: the two commands of the README, and their helpers.
+# Every target first runs the bootstrap, which installs the Debian packages the build needs.
+SWIFT ?= swift
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
+
+.PHONY: all bootstrap build test demo bench format format-check clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+## make test: format check, a warning-free build, and every test.
+test: bootstrap format-check
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test $(SWIFT_FLAGS)
+
+## make demo: the main job on the embedded core.
+demo: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+	scripts/demo.sh
+
+## make bench: figures for every case (release build); never part of the tests.
+bench: bootstrap
+	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
+	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
+	scripts/bench.sh
+
+format:
+	$(SWIFT) format -i -r $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict -r $(FORMAT_PATHS)
+
+clean:
+	rm -rf .build

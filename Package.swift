@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+// walletops: the OMS wallet core, its Swift SDK, and a checkpointed batch worker.
+// Layers (each depends only on those below it): see ARCHITECTURE in docs/architecture.md.
+import PackageDescription
+
+/// One system-library target per Debian C library (STYLE.md "Layout").
+func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+    name: "walletops",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "walletops", targets: ["walletops"]),
+        .library(name: "WalletCrypto", targets: ["WalletCrypto"]),
+    ],
+    targets: [
+        // C libraries from Debian packages.
+        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: ["libssl-dev"]),
+        systemLibrary("CSecp256k1", pkgConfig: "libsecp256k1", apt: ["libsecp256k1-dev"]),
+        systemLibrary("CSodium", pkgConfig: "libsodium", apt: ["libsodium-dev"]),
+        systemLibrary("CYAML", pkgConfig: "yaml-0.1", apt: ["libyaml-dev"]),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+
+        // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
+        .target(name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium"]),
+        // A small SQLite layer shared by the core's store and the run checkpoints.
+        .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
+        // Playbooks: YAML with marks, schema, templates, diagnostics.
+        .target(name: "Playbook", dependencies: ["CYAML"]),
+        // The task-graph engine and its checkpoint store.
+        .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit"]),
+        // The command line: parser and subcommands (a library so tests can drive it in-process).
+        .target(name: "WalletOpsCLI", dependencies: ["WalletCrypto", "Playbook", "Runner"]),
+        .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
+
+        // Benchmarks print figures; they are never timed tests.
+        .executableTarget(
+            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit"],
+            path: "bench/Sources/walletops-bench"),
+
+        // Tests.
+        .target(name: "TestSupport", path: "Sources/TestSupport"),
+        .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
+        .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
+        .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

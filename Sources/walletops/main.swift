@@ -1,0 +1,4 @@
+import Foundation
+import WalletOpsCLI
+
+exit(await WalletOps.main(Array(CommandLine.arguments.dropFirst())))

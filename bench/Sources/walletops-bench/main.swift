@@ -1,0 +1,4 @@
+import Foundation
+import WalletCrypto
+
+print("walletops-bench")
