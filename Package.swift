@@ -26,6 +26,8 @@ let package = Package(
 
         // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
         .target(name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium"]),
+        // The OMS wire protocol: wire types, request signing and verification, error codes, transports.
+        .target(name: "OMSProtocol", dependencies: ["WalletCrypto"]),
         // A small SQLite layer shared by the core's store and the run checkpoints.
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // Playbooks: YAML with marks, schema, templates, diagnostics.
@@ -44,6 +46,7 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
+        .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),

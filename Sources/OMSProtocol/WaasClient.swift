@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+
+/// Signs protected requests for one credential.
+public protocol RequestSigner: Sendable {
+    var algorithm: SignatureHeader.Algorithm { get }
+    /// The `cred` of the signature header: a 0x04 hex P-256 key or an EIP-55 address.
+    var credentialId: String { get }
+    /// The `sig` of the signature header for these preimage bytes.
+    func signature(forPreimage preimage: [UInt8]) throws -> String
+}
+
+/// Nonces as the official SDK makes them: milliseconds since the epoch, raised by one when equal, so
+/// they strictly increase for every request made through this source.
+public final class NonceSource: Sendable {
+    private let last = Mutex<UInt64>(0)
+    private let now: @Sendable () -> UInt64
+
+    public init(now: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }) {
+        self.now = now
+    }
+
+    public func next() -> UInt64 {
+        let candidate = now()
+        return last.withLock { last in
+            last = max(candidate, last + 1)
+            return last
+        }
+    }
+}
+
+/// A stateless protocol client: encodes, signs and sends one method call, decodes the reply.
+///
+/// It holds no "active wallet": every call names its wallet explicitly, so concurrent tasks can share
+/// one client (ARCHITECTURE "Layers").
+public struct WaasClient: Sendable {
+    public let transport: any WaasTransport
+    public let publishableKey: PublishableKey
+    public let signer: (any RequestSigner)?
+    public let nonces: NonceSource
+
+    /// The `Webrpc` header the official SDK sends.
+    public static let webrpcHeader = "webrpc@v0.37.2;gen-typescript@v0.26.0;waas@v1-26.9.22-f21ed9d2"
+
+    public init(
+        transport: any WaasTransport, publishableKey: PublishableKey, signer: (any RequestSigner)? = nil,
+        nonces: NonceSource = NonceSource()
+    ) {
+        self.transport = transport
+        self.publishableKey = publishableKey
+        self.signer = signer
+        self.nonces = nonces
+    }
+
+    /// The same client signing with another credential.
+    public func signing(with signer: any RequestSigner, nonces: NonceSource = NonceSource()) -> WaasClient {
+        WaasClient(transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces)
+    }
+
+    /// JSON as the TypeScript SDK writes it: absent fields left out, slashes unescaped.
+    public static func encodeBody<Body: Encodable>(_ body: Body) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(body))
+    }
+
+    /// Builds the signed HTTP request for a call, without sending it.
+    public func makeRequest(
+        _ method: WaasMethod, body: [UInt8], extraHeaders: [(name: String, value: String)] = []
+    ) throws -> WaasHTTPRequest {
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/json"),
+            ("Webrpc", Self.webrpcHeader),
+        ]
+        headers.append(contentsOf: extraHeaders)
+        headers.append(("Api-Key", publishableKey.rawValue))
+        if method.isProtected {
+            guard let signer else {
+                throw WaasClientError(.missingCredential, method: method, "\(method.name) needs a signed-in credential")
+            }
+            let nonce = nonces.next()
+            let scope = publishableKey.projectId
+            let preimage = RequestPreimage.bytes(path: method.path, nonce: nonce, scope: scope, body: body)
+            let header = SignatureHeader(
+                algorithm: signer.algorithm, scope: scope, credential: signer.credentialId, nonce: nonce,
+                signature: try signer.signature(forPreimage: preimage))
+            headers.append((SignatureHeader.name, header.value))
+        }
+        return WaasHTTPRequest(path: method.path, headers: headers, body: body)
+    }
+
+    /// Calls a method and decodes its reply; a service error is thrown as `WaasError`.
+    public func call<Request: Encodable, Response: Decodable>(
+        _ method: WaasMethod, _ request: Request, as: Response.Type = Response.self
+    ) async throws -> Response {
+        let (response, _) = try await callRaw(method, body: Self.encodeBody(request))
+        return try Self.decode(Response.self, from: response, method: method)
+    }
+
+    /// Calls a method with exact body bytes and returns the raw reply (for attested calls that must
+    /// check the reply bytes). A service error is thrown as `WaasError`.
+    public func callRaw(
+        _ method: WaasMethod, body: [UInt8], extraHeaders: [(name: String, value: String)] = []
+    ) async throws -> (WaasHTTPResponse, WaasHTTPRequest) {
+        let request = try makeRequest(method, body: body, extraHeaders: extraHeaders)
+        let response = try await transport.send(request)
+        guard (200..<300).contains(response.status) else {
+            if let error = WaasError(wireBody: response.body, httpStatus: response.status) { throw error }
+            throw WaasClientError(
+                .invalidResponse, method: method, "HTTP \(response.status) without an error body",
+                status: response.status)
+        }
+        return (response, request)
+    }
+
+    /// Decodes a successful reply.
+    public static func decode<Response: Decodable>(
+        _ type: Response.Type, from response: WaasHTTPResponse, method: WaasMethod
+    ) throws -> Response {
+        do {
+            return try JSONDecoder().decode(Response.self, from: Data(response.body))
+        } catch {
+            throw WaasClientError(
+                .invalidResponse, method: method, "\(method.name): reply does not decode: \(error)",
+                status: response.status)
+        }
+    }
+}
+
+/// A client-side failure that is not a service error.
+public struct WaasClientError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case missingCredential, invalidResponse
+    }
+    public let code: Code
+    public let method: WaasMethod
+    public let message: String
+    public let status: Int?
+
+    public init(_ code: Code, method: WaasMethod, _ message: String, status: Int? = nil) {
+        self.code = code
+        self.method = method
+        self.message = message
+        self.status = status
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,160 @@
+/// `Waas/ListAccess {walletId, page?, type?}` -> `{credentials, page?}`.
+public struct ListAccessRequest: Codable, Hashable, Sendable {
+    public var walletId: String
+    public var page: Page?
+    public var type: CredentialType?
+    public init(walletId: String, page: Page? = nil, type: CredentialType? = nil) {
+        self.walletId = walletId
+        self.page = page
+        self.type = type
+    }
+}
+
+public struct ListAccessResponse: Codable, Hashable, Sendable {
+    public var credentials: [CredentialInfo]
+    public var page: Page?
+    public init(credentials: [CredentialInfo], page: Page? = nil) {
+        self.credentials = credentials
+        self.page = page
+    }
+}
+
+/// `Waas/RevokeAccess {targetCredentialId, walletId, sessionId?}` -> `{ok}`.
+public struct RevokeAccessRequest: Codable, Hashable, Sendable {
+    public var targetCredentialId: String
+    public var walletId: String
+    public var sessionId: String?
+    public init(targetCredentialId: String, walletId: String, sessionId: String? = nil) {
+        self.targetCredentialId = targetCredentialId
+        self.walletId = walletId
+        self.sessionId = sessionId
+    }
+}
+
+/// `Waas/RegisterCredential {lifetime, metadata}` -> `{credentialId}`.
+public struct RegisterCredentialRequest: Codable, Hashable, Sendable {
+    public var lifetime: Int
+    public var metadata: CredentialMetadata
+    public init(lifetime: Int, metadata: CredentialMetadata) {
+        self.lifetime = lifetime
+        self.metadata = metadata
+    }
+}
+
+public struct RegisterCredentialResponse: Codable, Hashable, Sendable {
+    public var credentialId: String
+    public init(credentialId: String) { self.credentialId = credentialId }
+}
+
+/// `Waas/RevokeCredential {credentialId}` -> `{ok}`.
+public struct RevokeCredentialRequest: Codable, Hashable, Sendable {
+    public var credentialId: String
+    public init(credentialId: String) { self.credentialId = credentialId }
+}
+
+/// `Waas/AuthorizeRemoteAccess` -> `{sessionId, expiry}`.
+public struct AuthorizeRemoteAccessRequest: Codable, Hashable, Sendable {
+    public var credentialId: String
+    public var walletId: String
+    public var grants: [Grant]
+    /// RFC 3339 UTC; capped at the remote credential's expiry.
+    public var expiry: String
+    /// The chain id as a decimal string.
+    public var chainId: String
+    public var sessionId: String?
+    public init(
+        credentialId: String, walletId: String, grants: [Grant], expiry: String, chainId: String,
+        sessionId: String? = nil
+    ) {
+        self.credentialId = credentialId
+        self.walletId = walletId
+        self.grants = grants
+        self.expiry = expiry
+        self.chainId = chainId
+        self.sessionId = sessionId
+    }
+}
+
+public struct AuthorizeRemoteAccessResponse: Codable, Hashable, Sendable {
+    public var sessionId: String
+    /// The effective expiry after the cap.
+    public var expiry: String
+    public init(sessionId: String, expiry: String) {
+        self.sessionId = sessionId
+        self.expiry = expiry
+    }
+}
+
+/// A remote smart session.
+public struct RemoteSession: Codable, Hashable, Sendable {
+    public var sessionId: String
+    public var walletId: String
+    public var signerAddress: String
+    public var grants: [Grant]
+    public var chainId: String
+    public var expiresAt: String
+    public init(
+        sessionId: String, walletId: String, signerAddress: String, grants: [Grant], chainId: String, expiresAt: String
+    ) {
+        self.sessionId = sessionId
+        self.walletId = walletId
+        self.signerAddress = signerAddress
+        self.grants = grants
+        self.chainId = chainId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `Waas/GetSession {sessionId}` -> `{session}`.
+public struct GetSessionRequest: Codable, Hashable, Sendable {
+    public var sessionId: String
+    public init(sessionId: String) { self.sessionId = sessionId }
+}
+
+public struct GetSessionResponse: Codable, Hashable, Sendable {
+    public var session: RemoteSession
+    public init(session: RemoteSession) { self.session = session }
+}
+
+/// `Waas/ListSessions {page?}` -> `{sessions, page?}`: a remote credential sees only its own sessions.
+public struct ListSessionsRequest: Codable, Hashable, Sendable {
+    public var page: Page?
+    public init(page: Page? = nil) { self.page = page }
+}
+
+public struct ListSessionsResponse: Codable, Hashable, Sendable {
+    public var sessions: [RemoteSession]
+    public var page: Page?
+    public init(sessions: [RemoteSession], page: Page? = nil) {
+        self.sessions = sessions
+        self.page = page
+    }
+}
+
+/// `Waas/GetSessionUsage {sessionId, network}` -> `{entries}`.
+public struct GetSessionUsageRequest: Codable, Hashable, Sendable {
+    public var sessionId: String
+    /// The chain id as a decimal string.
+    public var network: String
+    public init(sessionId: String, network: String) {
+        self.sessionId = sessionId
+        self.network = network
+    }
+}
+
+/// One grant's spending: `used` is an exact decimal ("0" when nothing was spent).
+public struct UsageEntry: Codable, Hashable, Sendable {
+    public var grant: Grant
+    public var used: String?
+    public var remaining: String?
+    public init(grant: Grant, used: String? = nil, remaining: String? = nil) {
+        self.grant = grant
+        self.used = used
+        self.remaining = remaining
+    }
+}
+
+public struct GetSessionUsageResponse: Codable, Hashable, Sendable {
+    public var entries: [UsageEntry]
+    public init(entries: [UsageEntry]) { self.entries = entries }
+}

@@ -1,0 +1,150 @@
+/// A request for one page of a list: `page` is omitted when both fields are nil.
+public struct Page: Codable, Hashable, Sendable {
+    public var limit: Int?
+    public var cursor: String?
+    public init(limit: Int? = nil, cursor: String? = nil) {
+        self.limit = limit
+        self.cursor = cursor
+    }
+    /// `nil` when neither a limit nor a cursor is set, so the field is left out of the body.
+    public static func optional(limit: Int?, cursor: String?) -> Page? {
+        limit == nil && cursor == nil ? nil : Page(limit: limit, cursor: cursor)
+    }
+    /// Whether a reply's page says another page follows: a non-nil, non-blank cursor.
+    public var hasMore: Bool {
+        guard let cursor else { return false }
+        return !cursor.allSatisfy(\.isWhitespace)
+    }
+}
+
+/// A wallet as the service returns it.
+public struct Wallet: Codable, Hashable, Sendable {
+    public var id: String
+    public var address: String
+    public var networkFamily: NetworkFamily
+    public var keyOrigin: KeyOrigin
+    public var type: WalletType?
+    public var reference: String?
+
+    public init(
+        id: String, address: String, networkFamily: NetworkFamily, keyOrigin: KeyOrigin, type: WalletType? = nil,
+        reference: String? = nil
+    ) {
+        self.id = id
+        self.address = address
+        self.networkFamily = networkFamily
+        self.keyOrigin = keyOrigin
+        self.type = type
+        self.reference = reference
+    }
+
+    /// The wallet type, from `type` when sent, else from the network family.
+    public var walletType: WalletType { type ?? networkFamily.walletType }
+}
+
+/// Display metadata of a remote credential (an app's backend).
+public struct CredentialMetadata: Codable, Hashable, Sendable {
+    public var appUrl: String
+    public var appName: String
+    public var appLogoUrl: String
+    public var custom: [String: String]
+
+    public init(appUrl: String = "", appName: String, appLogoUrl: String = "", custom: [String: String] = [:]) {
+        self.appUrl = appUrl
+        self.appName = appName
+        self.appLogoUrl = appLogoUrl
+        self.custom = custom
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appUrl = try c.decodeIfPresent(String.self, forKey: .appUrl) ?? ""
+        appName = try c.decode(String.self, forKey: .appName)
+        appLogoUrl = try c.decodeIfPresent(String.self, forKey: .appLogoUrl) ?? ""
+        custom = try c.decodeIfPresent([String: String].self, forKey: .custom) ?? [:]
+    }
+}
+
+/// A native-token transfer allowance: cumulative `limit` in wei to `to`.
+public struct NativeTransferGrant: Codable, Hashable, Sendable {
+    public var to: String
+    public var limit: String
+    public init(to: String, limit: String) {
+        self.to = to
+        self.limit = limit
+    }
+}
+
+/// An ERC-20 transfer allowance; without `to` one allowance is shared across receivers.
+public struct ERC20TransferGrant: Codable, Hashable, Sendable {
+    public var token: String
+    public var to: String?
+    public var limit: String
+    public var cumulative: Bool?
+    public init(token: String, to: String? = nil, limit: String, cumulative: Bool? = nil) {
+        self.token = token
+        self.to = to
+        self.limit = limit
+        self.cumulative = cumulative
+    }
+}
+
+/// One permission of a remote session.
+public struct Grant: Codable, Hashable, Sendable {
+    public var kind: GrantKind
+    public var nativeTransfer: NativeTransferGrant?
+    public var erc20Transfer: ERC20TransferGrant?
+
+    public init(kind: GrantKind, nativeTransfer: NativeTransferGrant? = nil, erc20Transfer: ERC20TransferGrant? = nil) {
+        self.kind = kind
+        self.nativeTransfer = nativeTransfer
+        self.erc20Transfer = erc20Transfer
+    }
+
+    public static func nativeTransfer(to: String, limit: String) -> Grant {
+        Grant(kind: .nativeTransfer, nativeTransfer: NativeTransferGrant(to: to, limit: limit))
+    }
+
+    public static func erc20Transfer(token: String, to: String? = nil, limit: String, cumulative: Bool? = nil) -> Grant
+    {
+        Grant(
+            kind: .erc20Transfer,
+            erc20Transfer: ERC20TransferGrant(token: token, to: to, limit: limit, cumulative: cumulative))
+    }
+}
+
+/// A credential that may act for a wallet: a direct credential, or a remote one bound to a session.
+public struct CredentialInfo: Codable, Hashable, Sendable {
+    public var credentialId: String
+    public var sessionId: String?
+    public var type: CredentialType
+    public var metadata: CredentialMetadata?
+    public var grants: [Grant]?
+    /// RFC 3339 UTC.
+    public var expiresAt: String
+    public var isCaller: Bool
+
+    public init(
+        credentialId: String, sessionId: String? = nil, type: CredentialType, metadata: CredentialMetadata? = nil,
+        grants: [Grant]? = nil, expiresAt: String, isCaller: Bool
+    ) {
+        self.credentialId = credentialId
+        self.sessionId = sessionId
+        self.type = type
+        self.metadata = metadata
+        self.grants = grants
+        self.expiresAt = expiresAt
+        self.isCaller = isCaller
+    }
+}
+
+/// An empty JSON object, for methods with no parameters or no result (`{}`).
+public struct Empty: Codable, Hashable, Sendable {
+    public init() {}
+}
+
+/// `{ok}` replies.
+public struct OKResponse: Codable, Hashable, Sendable {
+    public var ok: Bool
+    public init(ok: Bool = true) { self.ok = ok }
+}

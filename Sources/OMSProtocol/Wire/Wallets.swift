@@ -1,0 +1,53 @@
+/// `Waas/ListWallets {page?}` -> `{wallets, page?}`.
+public struct ListWalletsRequest: Codable, Hashable, Sendable {
+    public var page: Page?
+    public init(page: Page? = nil) { self.page = page }
+}
+
+public struct ListWalletsResponse: Codable, Hashable, Sendable {
+    public var wallets: [Wallet]
+    public var page: Page?
+    public init(wallets: [Wallet], page: Page? = nil) {
+        self.wallets = wallets
+        self.page = page
+    }
+}
+
+/// `Waas/CreateWallet {networkFamily, reference?}` -> `{wallet}` (the SDK never sends `type`).
+public struct CreateWalletRequest: Codable, Hashable, Sendable {
+    public var networkFamily: NetworkFamily
+    public var reference: String?
+    public init(networkFamily: NetworkFamily, reference: String? = nil) {
+        self.networkFamily = networkFamily
+        self.reference = reference
+    }
+}
+
+/// `{wallet}` replies of CreateWallet, UseWallet and ImportWallet.
+public struct WalletResponse: Codable, Hashable, Sendable {
+    public var wallet: Wallet
+    public init(wallet: Wallet) { self.wallet = wallet }
+}
+
+/// `Waas/UseWallet {walletId}` -> `{wallet}`.
+public struct UseWalletRequest: Codable, Hashable, Sendable {
+    public var walletId: String
+    public init(walletId: String) { self.walletId = walletId }
+}
+
+/// `Waas/GetIDToken {walletId, ttlSeconds?, customClaims?}` -> `{idToken}`.
+public struct GetIDTokenRequest: Codable, Hashable, Sendable {
+    public var walletId: String
+    public var ttlSeconds: Int?
+    public var customClaims: [String: String]?
+    public init(walletId: String, ttlSeconds: Int? = nil, customClaims: [String: String]? = nil) {
+        self.walletId = walletId
+        self.ttlSeconds = ttlSeconds
+        self.customClaims = customClaims
+    }
+}
+
+public struct GetIDTokenResponse: Codable, Hashable, Sendable {
+    public var idToken: String
+    public init(idToken: String) { self.idToken = idToken }
+}
