@@ -14,6 +14,10 @@ public struct WaasError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code.name) (\(code.code)): \(message)" }
 
+    /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
+    public static func == (lhs: WaasError, rhs: WaasError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
     /// The wire body of this error.
     public var wireBody: WireBody {
         WireBody(error: code.name, code: code.code, msg: message, status: code.httpStatus)

@@ -2,6 +2,7 @@ import Foundation
 import OMSProtocol
 import TestSupport
 import Testing
+import WalletCrypto
 
 @Suite struct SignatureHeaderTests {
     /// Every captured request's header parses, and the preimage we rebuild from its raw body equals the
@@ -94,5 +95,45 @@ import Testing
         let unknown = try #require(
             WaasError(wireBody: Data(#"{"error":"New","code":7999,"msg":"m","status":418}"#.utf8), httpStatus: 418))
         #expect(unknown.code.code == 7999 && unknown.code.httpStatus == 418)
+    }
+}
+
+@Suite struct RequestVerifierTests {
+    /// Every signature the official SDK made verifies with our verifier, for both algorithms; a changed body
+    /// byte does not.
+    @Test func capturedSignaturesVerify() throws {
+        var byAlgorithm: [String: Int] = [:]
+        for sample in try WireSample.all() where sample.path.hasPrefix("/v1/Waas/") {
+            let header = try SignatureHeader(parsing: try #require(sample.header(SignatureHeader.name)))
+            let body = Array(sample.rawBody.utf8)
+            let preimage = RequestPreimage.bytes(
+                path: sample.path, nonce: header.nonce, scope: header.scope, body: body)
+            try RequestVerifier.verify(header, preimage: preimage)
+            var tampered = body
+            tampered[tampered.count / 2] ^= 0x01
+            let bad = RequestPreimage.bytes(path: sample.path, nonce: header.nonce, scope: header.scope, body: tampered)
+            #expect(throws: WaasError(.invalidSignature, "")) { try RequestVerifier.verify(header, preimage: bad) }
+            byAlgorithm[header.algorithm.rawValue, default: 0] += 1
+        }
+        print("wire-samples verified: \(byAlgorithm)")
+        #expect(byAlgorithm["ecdsa-p256-sha256"] == 13)
+        #expect(byAlgorithm["ecdsa-p256k-eip191"] == 3)
+    }
+
+    @Test func ourSignersProduceVerifiableHeadersOfTheSameShape() throws {
+        let signers: [any RequestSigner] = [
+            P256RequestSigner(key: try P256.Signing.PrivateKey()),
+            EthereumRequestSigner(key: Secp256k1.PrivateKey.generate()),
+        ]
+        for signer in signers {
+            let body = Array(#"{"walletId":"wal_1"}"#.utf8)
+            let preimage = RequestPreimage.bytes(path: "/v1/Waas/UseWallet", nonce: 42, scope: "prj_x", body: body)
+            let header = SignatureHeader(
+                algorithm: signer.algorithm, scope: "prj_x", credential: signer.credentialId, nonce: 42,
+                signature: try signer.signature(forPreimage: preimage))
+            try RequestVerifier.verify(try SignatureHeader(parsing: header.value), preimage: preimage)
+            let otherNonce = RequestPreimage.bytes(path: "/v1/Waas/UseWallet", nonce: 43, scope: "prj_x", body: body)
+            #expect(throws: WaasError.self) { try RequestVerifier.verify(header, preimage: otherNonce) }
+        }
     }
 }

@@ -1,3 +1,5 @@
+import WalletCrypto
+
 /// `Waas/ListWallets {page?}` -> `{wallets, page?}`.
 public struct ListWalletsRequest: Codable, Hashable, Sendable {
     public var page: Page?
@@ -39,8 +41,8 @@ public struct UseWalletRequest: Codable, Hashable, Sendable {
 public struct GetIDTokenRequest: Codable, Hashable, Sendable {
     public var walletId: String
     public var ttlSeconds: Int?
-    public var customClaims: [String: String]?
-    public init(walletId: String, ttlSeconds: Int? = nil, customClaims: [String: String]? = nil) {
+    public var customClaims: [String: JSONValue]?
+    public init(walletId: String, ttlSeconds: Int? = nil, customClaims: [String: JSONValue]? = nil) {
         self.walletId = walletId
         self.ttlSeconds = ttlSeconds
         self.customClaims = customClaims
