@@ -16,6 +16,7 @@ build: bootstrap
 
 ## make test: format check, a warning-free build, and every test.
 test: bootstrap format-check
+	scripts/python-oracles.sh
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test $(SWIFT_FLAGS)
 

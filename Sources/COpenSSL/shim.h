@@ -20,4 +20,12 @@
 #include <openssl/obj_mac.h>
 #include <openssl/objects.h>
 #include <openssl/asn1.h>
+#include <openssl/rsa.h>
+
+/* EVP_PKEY_Q_keygen is variadic, which Swift cannot call. */
+static inline EVP_PKEY *walletops_rsa_keygen(size_t bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", bits);
+}
+/* EVP_PKEY_PUBLIC_KEY is built from other macros, which Swift does not import. */
+static inline int walletops_rsa_public_selection(void) { return EVP_PKEY_PUBLIC_KEY; }
 #endif
