@@ -1,0 +1,122 @@
+internal import COpenSSL
+import Foundation
+
+/// An OpenSSL message-digest context; copied on write so the public hash structs have value semantics.
+final class DigestContext {
+    let pointer: OpaquePointer
+    let digest: OpenSSL.Digest
+
+    init(_ digest: OpenSSL.Digest) {
+        guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, digest.pointer, nil) == 1 else {
+            fatalError("OpenSSL could not start \(digest.name)")
+        }
+        pointer = ctx
+        self.digest = digest
+    }
+
+    init(copying other: DigestContext) {
+        guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other.pointer) == 1 else {
+            fatalError("OpenSSL could not copy a \(other.digest.name) state")
+        }
+        pointer = ctx
+        digest = other.digest
+    }
+
+    deinit { EVP_MD_CTX_free(pointer) }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
+        guard EVP_DigestUpdate(pointer, bytes.baseAddress, bytes.count) == 1 else {
+            fatalError("OpenSSL \(digest.name) update failed")
+        }
+    }
+
+    /// The digest of everything absorbed; `self` is not used afterwards.
+    func finalize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: digest.size)
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(pointer, &out, &length) == 1 else {
+            fatalError("OpenSSL \(digest.name) final failed")
+        }
+        return out
+    }
+
+    /// One-shot digest.
+    static func hash(_ digest: OpenSSL.Digest, _ data: some ContiguousBytes) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: digest.size)
+        let ok = withInputBytes(data) { pointer, count in
+            EVP_Digest(pointer, count, &out, nil, digest.pointer, nil) == 1
+        }
+        guard ok else { fatalError("OpenSSL \(digest.name) failed") }
+        return out
+    }
+}
+
+/// SHA-256 (FIPS 180-4): one-shot with `hash(data:)`, or incremental with `update` and `finalize`.
+public struct SHA256 {
+    private var context = DigestContext(.sha256)
+
+    /// The digest size in bytes.
+    public static let byteCount = 32
+
+    /// A fresh hash state.
+    public init() {}
+
+    /// The 32-byte SHA-256 digest of `data`.
+    public static func hash(data: some ContiguousBytes) -> [UInt8] { DigestContext.hash(.sha256, data) }
+
+    /// Absorbs more input.
+    public mutating func update(data: some ContiguousBytes) {
+        if !isKnownUniquelyReferenced(&context) { context = DigestContext(copying: context) }
+        data.withUnsafeBytes { context.update($0) }
+    }
+
+    /// The digest of everything absorbed so far; the state can keep absorbing afterwards.
+    public func finalize() -> [UInt8] { DigestContext(copying: context).finalize() }
+}
+
+/// SHA-384 (FIPS 180-4): one-shot with `hash(data:)`, or incremental with `update` and `finalize`.
+public struct SHA384 {
+    private var context = DigestContext(.sha384)
+
+    /// The digest size in bytes.
+    public static let byteCount = 48
+
+    /// A fresh hash state.
+    public init() {}
+
+    /// The 48-byte SHA-384 digest of `data`.
+    public static func hash(data: some ContiguousBytes) -> [UInt8] { DigestContext.hash(.sha384, data) }
+
+    /// Absorbs more input.
+    public mutating func update(data: some ContiguousBytes) {
+        if !isKnownUniquelyReferenced(&context) { context = DigestContext(copying: context) }
+        data.withUnsafeBytes { context.update($0) }
+    }
+
+    /// The digest of everything absorbed so far; the state can keep absorbing afterwards.
+    public func finalize() -> [UInt8] { DigestContext(copying: context).finalize() }
+}
+
+/// SHA-512 (FIPS 180-4): one-shot with `hash(data:)`, or incremental with `update` and `finalize`.
+public struct SHA512 {
+    private var context = DigestContext(.sha512)
+
+    /// The digest size in bytes.
+    public static let byteCount = 64
+
+    /// A fresh hash state.
+    public init() {}
+
+    /// The 64-byte SHA-512 digest of `data`.
+    public static func hash(data: some ContiguousBytes) -> [UInt8] { DigestContext.hash(.sha512, data) }
+
+    /// Absorbs more input.
+    public mutating func update(data: some ContiguousBytes) {
+        if !isKnownUniquelyReferenced(&context) { context = DigestContext(copying: context) }
+        data.withUnsafeBytes { context.update($0) }
+    }
+
+    /// The digest of everything absorbed so far; the state can keep absorbing afterwards.
+    public func finalize() -> [UInt8] { DigestContext(copying: context).finalize() }
+}
