@@ -24,7 +24,8 @@ public enum X509ChainVerifier {
         guard pinnedRootSHA256.count == 32,
             let root = intermediates.first(where: { constantTimeEquals($0.sha256Fingerprint, pinnedRootSHA256) })
         else {
-            throw X509Error(.pinnedRootNotFound, "no certificate of the bundle (\(intermediates.count)) has the pinned SHA-256")
+            throw X509Error(
+                .pinnedRootNotFound, "no certificate of the bundle (\(intermediates.count)) has the pinned SHA-256")
         }
         let leafHandle = try X509Handle(der: leaf.derBytes)
         let rootHandle = try X509Handle(der: root.derBytes)
@@ -55,7 +56,7 @@ public enum X509ChainVerifier {
         let parameters = X509_STORE_CTX_get0_param(context)
         // The injected time replaces the clock; the root's self-signature is checked too.
         X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970.rounded(.down)))
-        X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_CHECK_SS_SIGNATURE | X509_V_FLAG_X509_STRICT))
+        X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_CHECK_SS_SIGNATURE))
 
         let result = X509_verify_cert(context)
         withExtendedLifetime((leafHandle, rootHandle, untrustedHandles)) {}
