@@ -36,6 +36,8 @@ public final class RunHandle: Sendable {
         var message: String?
         var resultJSON: String?
         var idempotencyKey: String?
+        /// Write only when the item has no state yet (used for `skipped`).
+        var insertOnly = false
     }
 
     static let upsertSQL = """
@@ -46,13 +48,20 @@ public final class RunHandle: Sendable {
           idempotency_key = coalesce(excluded.idempotency_key, items.idempotency_key), updated_at = excluded.updated_at
         """
 
+    static let insertOnlySQL = """
+        INSERT OR IGNORE INTO items(run_id, step, item_key, state, attempts, error_class, message, result,
+          idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
     /// Writes `updates` in one transaction and refreshes the lock heartbeat. Returns when committed.
     func write(_ updates: [Update]) async throws {
         let runID = runID
         try await store.queue.write { db in
             let now = Date().timeIntervalSince1970
-            let statement = try db.cachedStatement(Self.upsertSQL)
+            let upsert = try db.cachedStatement(Self.upsertSQL)
+            let insert = try db.cachedStatement(Self.insertOnlySQL)
             for update in updates {
+                let statement = update.insertOnly ? insert : upsert
                 try statement.bind(runID, at: 1)
                 try statement.bind(update.step, at: 2)
                 try statement.bind(update.key, at: 3)
