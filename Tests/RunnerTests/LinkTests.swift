@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Runner
 
 @Suite struct RunnerLinkTests {

@@ -1,0 +1,55 @@
+/// How an action's failure is treated.
+public enum ErrorClass: String, Sendable, Hashable, CaseIterable {
+    /// Worth another attempt: transport errors, HTTP 429, 5xx, a busy database.
+    case retryable
+    /// Retrying cannot help: validation errors, HTTP 4xx.
+    case permanent
+    /// The request was sent and no answer came back: it may or may not have taken effect. Settled by
+    /// the action's probe before any retry.
+    case inDoubt
+}
+
+/// The error an action throws to say how its failure should be handled.
+///
+/// Errors of other types are treated as ``ErrorClass/permanent`` (a bug or an unexpected condition
+/// should not be hammered), except `CancellationError` during a stop, which leaves the item unfinished.
+public struct ActionError: Error, Sendable, CustomStringConvertible {
+    /// The class that decides retry.
+    public var errorClass: ErrorClass
+    /// What went wrong, for the checkpoint and the report. Must not contain secrets (the engine also
+    /// redacts the item's secret fields from it).
+    public var message: String
+    /// When set, the item is reported as rejected (bad input, a rejects-file entry) rather than failed,
+    /// and never retried.
+    public var rejectReason: String?
+
+    /// Creates an error.
+    public init(_ errorClass: ErrorClass, _ message: String, rejectReason: String? = nil) {
+        self.errorClass = errorClass
+        self.message = message
+        self.rejectReason = rejectReason
+    }
+
+    /// A transient failure worth retrying.
+    public static func retryable(_ message: String) -> ActionError { ActionError(.retryable, message) }
+    /// A failure retrying cannot fix.
+    public static func permanent(_ message: String) -> ActionError { ActionError(.permanent, message) }
+    /// No answer after the request was sent.
+    public static func inDoubt(_ message: String) -> ActionError { ActionError(.inDoubt, message) }
+    /// The item is invalid input: reported as rejected with `reason`.
+    public static func rejected(_ reason: String) -> ActionError {
+        ActionError(.permanent, reason, rejectReason: reason)
+    }
+
+    /// The class for an HTTP status: 429 and 5xx retry, other 4xx are permanent.
+    /// See <https://www.rfc-editor.org/rfc/rfc9110#section-15>.
+    public static func http(status: Int, _ message: String) -> ActionError {
+        let errorClass: ErrorClass = (status == 429 || status >= 500) ? .retryable : .permanent
+        return ActionError(errorClass, "HTTP \(status): \(message)")
+    }
+
+    public var description: String {
+        if let rejectReason { return "rejected: \(rejectReason)" }
+        return "\(errorClass.rawValue): \(message)"
+    }
+}

@@ -1,0 +1,389 @@
+import Synchronization
+
+/// An item ready for a worker: what the checkpoint said about it.
+struct PreparedItem: Sendable {
+    var item: WorkItem
+    /// Attempts made by earlier invocations.
+    var attempts: Int
+    /// Found in doubt (`started`, or failed in doubt under retry-failed): probe before running.
+    var needsProbe: Bool
+}
+
+/// A running step's shared state.
+final class StepRuntime: Sendable {
+    let index: Int
+    let step: StepPlan
+    let sideEffecting: Bool
+    let bucket: TokenBucket?
+    let budget: FailureBudget?
+    let progress: ProgressBox
+    /// Items a worker gave up on without an outcome (stop, cancel), and whether the input was read to the end.
+    let loose = Mutex<(unfinished: Int, exhausted: Bool)>((0, false))
+
+    init(index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration) {
+        self.index = index
+        self.step = step
+        self.sideEffecting = step.action.isSideEffecting
+        self.bucket = step.ratePerSecond.map { TokenBucket(rate: $0, burst: step.burst, now: now) }
+        self.budget = budget
+        self.progress = progress
+    }
+}
+
+/// Raised by the attempt timer.
+struct AttemptTimeout: Error {}
+
+extension Engine {
+    /// Runs one step to its end; returns true when none of its items failed.
+    func runStep(_ index: Int) async -> Bool {
+        let step = plan.steps[index]
+        let runtime = StepRuntime(
+            index: index, step: step, budget: step.failureBudget ?? plan.failureBudget,
+            progress: progressState[index], now: options.clock.now())
+        runtime.progress.withLock { $0.status = .running }
+        try? await checkpoint?.recordStep(step.id, status: "running")
+        let feed = StepFeed<PreparedItem>(capacity: options.window)
+        if register(feed, stepIndex: index) {
+            let workers = min(step.concurrency, plan.concurrency)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.fill(runtime, feed) }
+                for _ in 0..<workers {
+                    group.addTask { await self.work(runtime, feed) }
+                }
+            }
+            unregister(stepIndex: index)
+        }
+        await flush()
+        let (loose, counts) = (runtime.loose.withLock { $0 }, runtime.progress.withLock { $0 })
+        let complete =
+            loose.exhausted && loose.unfinished == 0 && !isCancelling
+            && (isRunning || counts.done > 0 || loose.exhausted)
+        let failed = counts.failed > 0
+        let status: StepStatus = !complete ? .interrupted : (failed ? .failed : .succeeded)
+        runtime.progress.withLock { $0.status = status }
+        try? await checkpoint?.recordStep(
+            step.id, status: status.rawValue,
+            message: "\(counts.succeeded) succeeded, \(counts.failed) failed, \(counts.rejected) rejected")
+        return complete && !failed
+    }
+
+    /// Marks a step skipped because a need failed, and its items `skipped` (never overwriting an item
+    /// that has a state already).
+    func skipStep(_ index: Int, because reason: String) async {
+        let step = plan.steps[index]
+        progressState[index].withLock { $0.status = .skipped }
+        try? await checkpoint?.recordStep(step.id, status: "skipped", message: reason)
+        let iterator = step.items.makeIterator()
+        var count = 0
+        var updates: [RunHandle.Update] = []
+        while isRunning, let item = try? await iterator.next() {
+            count += 1
+            updates.append(
+                RunHandle.Update(
+                    step: step.id, key: item.key, state: .skipped, attempts: 0, errorClass: nil,
+                    message: "skipped: \(reason)", resultJSON: nil, idempotencyKey: nil, insertOnly: true))
+            if updates.count >= options.flushBatch {
+                await write(updates)
+                updates = []
+            }
+        }
+        if !updates.isEmpty { await write(updates) }
+        progressState[index].withLock { $0.skipped = count }
+    }
+
+    // MARK: Filler
+
+    /// Reads items in batches, drops those already settled, commits intents for side-effecting steps,
+    /// and hands the rest to the workers.
+    func fill(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
+        defer { feed.finish() }
+        let step = runtime.step
+        let iterator = step.items.makeIterator()
+        var lookups = false
+        if let checkpoint, checkpoint.isResumed {
+            do {
+                lookups = try await checkpoint.hasItems(step: step.id)
+            } catch {
+                abort("step '\(step.id)': cannot read checkpoints: \(error)")
+                return
+            }
+        }
+        let retryFailed = checkpoint?.retryFailed ?? false
+        var batch: [WorkItem] = []
+        batch.reserveCapacity(options.readBatch)
+        while isRunning {
+            batch.removeAll(keepingCapacity: true)
+            do {
+                while batch.count < options.readBatch, let item = try await iterator.next() { batch.append(item) }
+            } catch {
+                abort("step '\(step.id)': cannot read its items: \(error)")
+                return
+            }
+            if batch.isEmpty {
+                runtime.loose.withLock { $0.exhausted = true }
+                return
+            }
+            var prepared: [PreparedItem] = []
+            prepared.reserveCapacity(batch.count)
+            if lookups, let checkpoint {
+                let states: [String: RunHandle.Checkpoint]
+                do {
+                    states = try await checkpoint.lookup(step: step.id, keys: batch.map(\.key))
+                } catch {
+                    abort("step '\(step.id)': cannot read checkpoints: \(error)")
+                    return
+                }
+                for item in batch {
+                    guard let found = states[item.key] else {
+                        prepared.append(PreparedItem(item: item, attempts: 0, needsProbe: false))
+                        continue
+                    }
+                    switch found.state {
+                    case .succeeded:
+                        runtime.progress.withLock {
+                            $0.succeeded += 1
+                            $0.resumed += 1
+                        }
+                    case .rejected:
+                        runtime.progress.withLock {
+                            $0.rejected += 1
+                            $0.resumed += 1
+                        }
+                    case .failed where !retryFailed:
+                        runtime.progress.withLock {
+                            $0.failed += 1
+                            $0.resumed += 1
+                        }
+                    case .failed:
+                        let inDoubt = found.errorClass == ErrorClass.inDoubt.rawValue && runtime.sideEffecting
+                        prepared.append(PreparedItem(item: item, attempts: found.attempts, needsProbe: inDoubt))
+                    case .started:
+                        prepared.append(
+                            PreparedItem(item: item, attempts: found.attempts, needsProbe: runtime.sideEffecting))
+                    case .pending, .skipped:
+                        prepared.append(PreparedItem(item: item, attempts: found.attempts, needsProbe: false))
+                    }
+                }
+            } else {
+                for item in batch { prepared.append(PreparedItem(item: item, attempts: 0, needsProbe: false)) }
+            }
+            if prepared.isEmpty { continue }
+            if runtime.sideEffecting, let checkpoint {
+                // The intent protocol: `started` is committed before any worker can perform the effect.
+                let intents = prepared.map {
+                    RunHandle.Update(
+                        step: step.id, key: $0.item.key, state: .started, attempts: $0.attempts, errorClass: nil,
+                        message: nil, resultJSON: nil,
+                        idempotencyKey: IdempotencyKey.make(
+                            runID: checkpoint.runID, stepIndex: runtime.index, itemKey: $0.item.key))
+                }
+                do {
+                    try await checkpoint.write(intents)
+                } catch {
+                    abort("step '\(step.id)': cannot write intents: \(error)")
+                    return
+                }
+            }
+            if !(await feed.push(prepared)) {
+                // Closed before delivery (a stop): nothing of this batch ran.
+                if runtime.sideEffecting, checkpoint != nil {
+                    let withdrawn = prepared.filter { !$0.needsProbe }.map {
+                        RunHandle.Update(
+                            step: step.id, key: $0.item.key, state: .pending, attempts: $0.attempts, errorClass: nil,
+                            message: nil, resultJSON: nil, idempotencyKey: nil)
+                    }
+                    pending.withLock { $0.append(contentsOf: withdrawn) }
+                }
+                return
+            }
+        }
+    }
+
+    // MARK: Workers
+
+    func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
+        while let prepared = await feed.take() {
+            if let limiter {
+                do { try await limiter.acquire() } catch {
+                    runtime.loose.withLock { $0.unfinished += 1 }
+                    return
+                }
+            }
+            let settled = await process(prepared, runtime)
+            limiter?.release()
+            if !settled { runtime.loose.withLock { $0.unfinished += 1 } }
+        }
+    }
+
+    enum Settle {
+        case done(ActionResult)
+        case run
+        case unknown(String)
+        case abandoned
+    }
+
+    /// Asks a side-effecting action whether an in-doubt item's effect happened.
+    func settle(_ item: WorkItem, _ runtime: StepRuntime, attempts: Int) async -> Settle {
+        let context = makeContext(item, runtime, attempt: max(1, attempts))
+        do {
+            switch try await runtime.step.action.probe(item, context: context) {
+            case .done(let result): return .done(result)
+            case .notDone: return .run
+            case .unknown:
+                return .unknown("outcome unknown: the probe could not tell; not retried to avoid a duplicate")
+            }
+        } catch {
+            if isCancelling || Task.isCancelled { return .abandoned }
+            return .unknown("outcome unknown: the probe failed: \(item.redacting(String(describing: error)))")
+        }
+    }
+
+    func makeContext(_ item: WorkItem, _ runtime: StepRuntime, attempt: Int) -> ActionContext {
+        ActionContext(
+            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: item.key,
+            attempt: attempt, clock: options.clock)
+    }
+
+    /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
+    func process(_ prepared: PreparedItem, _ runtime: StepRuntime) async -> Bool {
+        let item = prepared.item
+        let step = runtime.step
+        let clock = options.clock
+        var attempts = prepared.attempts
+        if prepared.needsProbe {
+            switch await settle(item, runtime, attempts: attempts) {
+            case .done(let result):
+                await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                return true
+            case .run:
+                break
+            case .unknown(let message):
+                await finish(item, runtime, .failed, attempts: attempts, errorClass: .inDoubt, message: message)
+                return true
+            case .abandoned:
+                return false
+            }
+        }
+        var tries = 0
+        while true {
+            if let bucket = runtime.bucket, let until = bucket.reserve(now: clock.now()) {
+                do { try await clock.sleep(until: until) } catch { return false }
+            }
+            tries += 1
+            attempts += 1
+            let context = makeContext(item, runtime, attempt: attempts)
+            do {
+                let result: ActionResult
+                if let timeout = step.timeout {
+                    result = try await runWithTimeout(step.action, item, context, deadline: clock.now() + timeout)
+                } else {
+                    result = try await step.action.run(item, context: context)
+                }
+                await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                return true
+            } catch {
+                if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
+                var errorClass: ErrorClass
+                var message: String
+                switch error {
+                case let actionError as ActionError:
+                    if let reason = actionError.rejectReason {
+                        await finish(
+                            item, runtime, .rejected, attempts: attempts, errorClass: .permanent, message: reason)
+                        return true
+                    }
+                    errorClass = actionError.errorClass
+                    message = actionError.message
+                case is AttemptTimeout:
+                    errorClass = runtime.sideEffecting ? .inDoubt : .retryable
+                    message = "attempt \(attempts) timed out after \(step.timeout ?? .zero)"
+                default:
+                    errorClass = .permanent
+                    message = String(describing: error)
+                }
+                if errorClass == .inDoubt {
+                    if runtime.sideEffecting {
+                        switch await settle(item, runtime, attempts: attempts) {
+                        case .done(let result):
+                            await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                            return true
+                        case .run:
+                            errorClass = .retryable
+                        case .unknown(let why):
+                            await finish(
+                                item, runtime, .failed, attempts: attempts, errorClass: .inDoubt,
+                                message: "\(message); \(why)")
+                            return true
+                        case .abandoned:
+                            return false
+                        }
+                    } else {
+                        errorClass = .retryable
+                    }
+                }
+                if step.retry.retryOn.contains(errorClass) && tries < step.retry.maxAttempts {
+                    if !isRunning { return false }
+                    let delay = step.retry.backoff(afterAttempt: tries, key: item.key)
+                    do { try await clock.sleep(until: clock.now() + delay) } catch { return false }
+                    if !isRunning { return false }
+                    continue
+                }
+                await finish(item, runtime, .failed, attempts: attempts, errorClass: errorClass, message: message)
+                return true
+            }
+        }
+    }
+
+    private func runWithTimeout(_ action: any Action, _ item: WorkItem, _ context: ActionContext, deadline: Duration)
+        async throws -> ActionResult
+    {
+        let clock = options.clock
+        return try await withThrowingTaskGroup(of: ActionResult?.self) { group in
+            group.addTask { try await action.run(item, context: context) }
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw AttemptTimeout() }
+            return result
+        }
+    }
+
+    /// Records an item's outcome: counters, budget, checkpoint.
+    func finish(
+        _ item: WorkItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int, errorClass: ErrorClass? = nil,
+        message: String? = nil, result: ActionResult? = nil
+    ) async {
+        let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
+            switch state {
+            case .succeeded: progress.succeeded += 1
+            case .failed: progress.failed += 1
+            case .rejected: progress.rejected += 1
+            default: progress.skipped += 1
+            }
+            guard state == .failed || state == .rejected, let budget = runtime.budget else { return nil }
+            let failures = progress.failed + progress.rejected
+            return budget.isExceeded(failures: failures, finished: progress.done) ? (failures, progress.done) : nil
+        }
+        if let checkpoint {
+            var resultJSON: String?
+            if let result, !result.outputs.isEmpty {
+                var outputs = result.outputs
+                for name in result.secretOutputs { outputs[name] = nil }
+                if !outputs.isEmpty { resultJSON = item.redacting(JSONText.object(outputs)) }
+            }
+            await record(
+                RunHandle.Update(
+                    step: runtime.step.id, key: item.key, state: state, attempts: attempts,
+                    errorClass: errorClass?.rawValue, message: message.map { item.redacting($0) },
+                    resultJSON: resultJSON,
+                    idempotencyKey: runtime.sideEffecting
+                        ? IdempotencyKey.make(runID: checkpoint.runID, stepIndex: runtime.index, itemKey: item.key)
+                        : nil))
+        }
+        if let (failures, finished) = exceeded {
+            abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")
+        }
+    }
+}

@@ -1,0 +1,311 @@
+import Synchronization
+
+/// Runs a ``RunPlan``: steps in graph order, items streamed through bounded worker pools, outcomes
+/// checkpointed in batches into a ``RunHandle``.
+///
+/// Lifecycle: `run()` once; `stop()` from anywhere (a signal handler) drains: no new item starts,
+/// in-flight items get ``Options/gracePeriod`` to finish, checkpoints are flushed, and the run ends
+/// `interrupted`. A second `stop()` (or the grace period running out) cancels in-flight items; their
+/// checkpoints stay `started`/absent, so a resume settles them. See docs/engine.md.
+public final class Engine: Sendable {
+    /// Tuning and hooks.
+    public struct Options: Sendable {
+        /// The clock for rate limits, backoffs, attempt timeouts and the grace period.
+        public var clock: any RunnerClock
+        /// Checkpoint flush period (real time).
+        public var flushInterval: Duration
+        /// Outcomes that trigger a flush before the period ends.
+        public var flushBatch: Int
+        /// Items read and prepared (intents committed) at a time.
+        public var readBatch: Int
+        /// Items buffered per step ahead of the workers.
+        public var window: Int
+        /// How long in-flight items may run after the first `stop()`.
+        public var gracePeriod: Duration
+        /// Receives progress snapshots every `flushInterval` and at the end.
+        public var progress: (@Sendable (ProgressEvent) -> Void)?
+
+        /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
+        public init(
+            clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
+            flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil
+        ) {
+            self.clock = clock
+            self.flushInterval = flushInterval
+            self.flushBatch = max(1, flushBatch)
+            self.readBatch = max(1, readBatch)
+            self.window = max(1, window)
+            self.gracePeriod = gracePeriod
+            self.progress = progress
+        }
+    }
+
+    enum Phase: Int {
+        case idle = 0, running, draining, cancelling
+    }
+
+    struct Control {
+        var feeds: [Int: StepFeed<PreparedItem>] = [:]
+        var task: Task<RunSummary, Never>?
+        var graceTask: Task<Void, Never>?
+        var abortReason: String?
+        var stopReason: String?
+    }
+
+    /// The plan being run.
+    public let plan: RunPlan
+    /// The checkpoint target (nil: run without checkpoints).
+    public let checkpoint: RunHandle?
+    let options: Options
+    let phase = Atomic<Int>(Phase.idle.rawValue)
+    let control = Mutex(Control())
+    let pending = Mutex<[RunHandle.Update]>([])
+    let progressState: [ProgressBox]
+    let limiter: ConcurrencyLimiter?
+    let realClock = SystemClock()
+
+    /// Prepares an engine. Throws ``PlanError`` for an invalid plan.
+    public init(plan: RunPlan, checkpoint: RunHandle?, options: Options = Options()) throws {
+        try plan.validate()
+        self.plan = plan
+        self.checkpoint = checkpoint
+        self.options = options
+        self.progressState = plan.steps.map {
+            ProgressBox(StepProgress(id: $0.id, status: .waiting, total: $0.items.count))
+        }
+        // The global limiter is needed only when the steps together could exceed it.
+        let demand = plan.steps.reduce(0) { $0 + min($1.concurrency, plan.concurrency) }
+        self.limiter = demand > plan.concurrency ? ConcurrencyLimiter(limit: plan.concurrency) : nil
+    }
+
+    /// Opens (or resumes) the run of `identity` in `store` and runs `plan` to the end: the entry point
+    /// for the CLI and benchmarks.
+    public static func run(
+        plan: RunPlan, store: RunStore, identity: RunIdentity,
+        mode: RunStore.OpenMode = .resumeOrStart(acceptChanges: false), options: Options = Options()
+    ) async throws -> RunSummary {
+        let handle = try await store.openRun(identity, mode: mode)
+        return try await Engine(plan: plan, checkpoint: handle, options: options).run()
+    }
+
+    /// Runs the plan once. Cancelling the calling task cancels in-flight items like a second `stop()`.
+    public func run() async throws -> RunSummary {
+        guard
+            phase.compareExchange(
+                expected: Phase.idle.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged
+        else { throw PlanError("an engine runs once") }
+        let task = Task { await self.body() }
+        control.withLock { $0.task = task }
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            self.cancelNow()
+        }
+    }
+
+    /// First call: drain (stop scheduling, let in-flight items finish within the grace period, flush).
+    /// Second call: cancel in-flight items now.
+    public func stop() {
+        if phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged {
+            control.withLock { if $0.stopReason == nil && $0.abortReason == nil { $0.stopReason = "stopped" } }
+            beginDrain()
+        } else {
+            cancelNow()
+        }
+    }
+
+    var isRunning: Bool { phase.load(ordering: .relaxed) == Phase.running.rawValue }
+    var isCancelling: Bool { phase.load(ordering: .relaxed) == Phase.cancelling.rawValue }
+
+    /// Stops the run because of a failure budget or a fatal error (first reason wins).
+    func abort(_ reason: String) {
+        control.withLock { if $0.abortReason == nil { $0.abortReason = reason } }
+        if phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged {
+            beginDrain()
+        }
+    }
+
+    private func beginDrain() {
+        let feeds = control.withLock { Array($0.feeds) }
+        for (index, feed) in feeds { withdraw(feed.close(), stepIndex: index) }
+        let clock = options.clock
+        let grace = options.gracePeriod
+        let graceTask = Task {
+            do {
+                try await clock.sleep(until: clock.now() + grace)
+                self.cancelNow()
+            } catch {}
+        }
+        control.withLock { $0.graceTask = graceTask }
+    }
+
+    func cancelNow() {
+        let previous = phase.exchange(Phase.cancelling.rawValue, ordering: .acquiringAndReleasing)
+        guard previous != Phase.cancelling.rawValue else { return }
+        let (feeds, task) = control.withLock { state in
+            if state.stopReason == nil && state.abortReason == nil { state.stopReason = "cancelled" }
+            return (Array(state.feeds), state.task)
+        }
+        for (index, feed) in feeds { withdraw(feed.close(), stepIndex: index) }
+        task?.cancel()
+    }
+
+    /// Items a closed feed never handed out: their intents are withdrawn (back to `pending`), except
+    /// those that were already in doubt from an earlier crash, which must still be probed.
+    private func withdraw(_ items: [PreparedItem], stepIndex: Int) {
+        guard checkpoint != nil, plan.steps[stepIndex].action.isSideEffecting else { return }
+        let stepID = plan.steps[stepIndex].id
+        let updates = items.filter { !$0.needsProbe }.map {
+            RunHandle.Update(
+                step: stepID, key: $0.item.key, state: .pending, attempts: $0.attempts, errorClass: nil, message: nil,
+                resultJSON: nil, idempotencyKey: nil)
+        }
+        pending.withLock { $0.append(contentsOf: updates) }
+    }
+
+    /// Registers a running step's feed so a stop can close it; false when the run is already stopping.
+    func register(_ feed: StepFeed<PreparedItem>, stepIndex: Int) -> Bool {
+        control.withLock { state in
+            state.feeds[stepIndex] = feed
+        }
+        if !isRunning {
+            withdraw(feed.close(), stepIndex: stepIndex)
+            return false
+        }
+        return true
+    }
+
+    func unregister(stepIndex: Int) {
+        _ = control.withLock { $0.feeds.removeValue(forKey: stepIndex) }
+    }
+
+    // MARK: The run
+
+    private func body() async -> RunSummary {
+        let started = realClock.now()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.tick(started: started) }
+            await self.driveGraph()
+            group.cancelAll()
+        }
+        await flush()
+        let (abortReason, stopReason, graceTask) = control.withLock { ($0.abortReason, $0.stopReason, $0.graceTask) }
+        graceTask?.cancel()
+        var status: RunStatus = .completed
+        var reason: String?
+        if let abortReason {
+            status = .aborted
+            reason = abortReason
+        } else if !isRunning {
+            status = .interrupted
+            reason = stopReason
+        }
+        if let checkpoint {
+            do {
+                try await checkpoint.finish(status: status, message: reason)
+            } catch {
+                status = .aborted
+                reason = "cannot write the checkpoint: \(error)"
+            }
+        }
+        let steps = progressState.map { $0.withLock { $0 } }
+        let elapsed = realClock.now() - started
+        options.progress?(ProgressEvent(elapsed: elapsed, steps: steps, isFinal: true))
+        return RunSummary(runID: checkpoint?.runID, status: status, reason: reason, steps: steps, elapsed: elapsed)
+    }
+
+    private func driveGraph() async {
+        var machine = GraphStateMachine(steps: plan.steps.map { ($0.id, $0.needs) })
+        await withTaskGroup(of: (Int, Bool).self) { group in
+            var commands = machine.handle(isRunning ? .start : .stop)
+            var stopSent = !isRunning
+            while true {
+                for command in commands {
+                    switch command {
+                    case .startStep(let index):
+                        group.addTask { (index, await self.runStep(index)) }
+                    case .skipStep(let index, let because):
+                        await self.skipStep(index, because: because)
+                    case .finish:
+                        return
+                    }
+                }
+                guard let (index, succeeded) = await group.next() else { return }
+                if !stopSent && !isRunning {
+                    stopSent = true
+                    _ = machine.handle(.stop)
+                }
+                commands = machine.handle(.stepFinished(index, succeeded: succeeded))
+            }
+        }
+    }
+
+    /// Flushes checkpoints and reports progress every `flushInterval` until cancelled.
+    private func tick(started: Duration) async {
+        var last = realClock.now()
+        var lastDone = progressState.map { _ in 0 }
+        while !Task.isCancelled {
+            do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
+            await flush()
+            let now = realClock.now()
+            let seconds = max(1e-9, (now - last).seconds)
+            var snapshot: [StepProgress] = []
+            for (index, state) in progressState.enumerated() {
+                var step = state.withLock { state in
+                    state.ratePerSecond = Double(state.done - lastDone[index]) / seconds
+                    return state
+                }
+                if step.status != .running { step.ratePerSecond = 0 }
+                lastDone[index] = step.done
+                snapshot.append(step)
+            }
+            last = now
+            options.progress?(ProgressEvent(elapsed: now - started, steps: snapshot, isFinal: false))
+        }
+    }
+
+    // MARK: Checkpoint buffer
+
+    /// Queues an item update; when the batch is full, the caller writes it (backpressure on the writer).
+    func record(_ update: RunHandle.Update) async {
+        let batch: [RunHandle.Update]? = pending.withLock { pending in
+            pending.append(update)
+            guard pending.count >= options.flushBatch else { return nil }
+            defer { pending = [] }
+            pending.reserveCapacity(options.flushBatch)
+            return pending
+        }
+        if let batch { await write(batch) }
+    }
+
+    /// Writes every queued update now.
+    func flush() async {
+        let batch = pending.withLock { pending -> [RunHandle.Update] in
+            defer { pending = [] }
+            return pending
+        }
+        if !batch.isEmpty { await write(batch) }
+    }
+
+    func write(_ batch: [RunHandle.Update]) async {
+        guard let checkpoint else { return }
+        do {
+            try await checkpoint.write(batch)
+        } catch {
+            abort("cannot write checkpoints: \(error)")
+        }
+    }
+}
+
+/// A step's progress under a lock (a class so the engine can keep one per step in an array).
+final class ProgressBox: Sendable {
+    private let state: Mutex<StepProgress>
+    init(_ initial: StepProgress) { state = Mutex(initial) }
+    func withLock<T>(_ body: (inout StepProgress) -> T) -> T { state.withLock { body(&$0) } }
+}

@@ -1,0 +1,79 @@
+/// Pulls the items of one step, one at a time. Used by a single task; need not be `Sendable`.
+public protocol ItemIterator: AnyObject {
+    /// The next item, or nil at the end of the input.
+    func next() async throws -> WorkItem?
+}
+
+/// Where a step's items come from: a factory of iterators, so the input is streamed and never held
+/// in memory whole, and can be read again from the start when a run resumes.
+public struct ItemSource: Sendable {
+    private let make: @Sendable () -> any ItemIterator
+    /// The number of items when known in advance (for progress display), else nil.
+    public let count: Int?
+
+    /// A source from an iterator factory.
+    public init(count: Int?, makeIterator: @escaping @Sendable () -> any ItemIterator) {
+        self.count = count
+        self.make = makeIterator
+    }
+
+    /// A fresh iterator from the first item.
+    public func makeIterator() -> any ItemIterator { make() }
+
+    /// The key of the one item of a step without `for_each`.
+    public static let singleKey = "-"
+
+    /// One item with key ``singleKey`` and no fields: a step without `for_each`.
+    public static var single: ItemSource { items([WorkItem(key: singleKey)]) }
+
+    /// A fixed list (for small inputs and tests).
+    public static func items(_ items: [WorkItem]) -> ItemSource {
+        ItemSource(count: items.count) { ArrayIterator(items) }
+    }
+
+    /// `count` items made on demand by `make(index)`: flat memory however large `count` is.
+    public static func generated(count: Int, _ make: @escaping @Sendable (Int) -> WorkItem) -> ItemSource {
+        ItemSource(count: count) { GeneratedIterator(count: count, make: make) }
+    }
+
+    /// The elements of an async sequence, made anew for every run.
+    public static func sequence<S: AsyncSequence & Sendable>(
+        count: Int? = nil, _ makeSequence: @escaping @Sendable () -> S
+    )
+        -> ItemSource where S.Element == WorkItem
+    {
+        ItemSource(count: count) { AsyncSequenceIterator(makeSequence().makeAsyncIterator()) }
+    }
+}
+
+private final class ArrayIterator: ItemIterator {
+    private let items: [WorkItem]
+    private var index = 0
+    init(_ items: [WorkItem]) { self.items = items }
+    func next() async throws -> WorkItem? {
+        guard index < items.count else { return nil }
+        defer { index += 1 }
+        return items[index]
+    }
+}
+
+private final class GeneratedIterator: ItemIterator {
+    private let count: Int
+    private let make: @Sendable (Int) -> WorkItem
+    private var index = 0
+    init(count: Int, make: @escaping @Sendable (Int) -> WorkItem) {
+        self.count = count
+        self.make = make
+    }
+    func next() async throws -> WorkItem? {
+        guard index < count else { return nil }
+        defer { index += 1 }
+        return make(index)
+    }
+}
+
+private final class AsyncSequenceIterator<Base: AsyncIteratorProtocol>: ItemIterator where Base.Element == WorkItem {
+    private var base: Base
+    init(_ base: Base) { self.base = base }
+    func next() async throws -> WorkItem? { try await base.next() }
+}

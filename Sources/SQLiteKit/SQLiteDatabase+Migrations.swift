@@ -1,0 +1,53 @@
+/// Schema migrations keyed by the `user_version` pragma.
+///
+/// Migration `i` (0-based) brings the schema from version `i` to `i + 1`; each runs in its own
+/// immediate transaction together with the `user_version` update, so a crash leaves the schema at a
+/// whole version. See <https://www.sqlite.org/pragma.html#pragma_user_version>.
+extension SQLiteDatabase {
+    /// One schema step: a name for errors and the SQL script that performs it.
+    public struct Migration: Sendable {
+        /// A short name shown in errors.
+        public var name: String
+        /// One or more SQL statements.
+        public var sql: String
+
+        /// Creates a migration.
+        public init(_ name: String, sql: String) {
+            self.name = name
+            self.sql = sql
+        }
+    }
+
+    /// Applies the migrations the database has not seen yet, in order.
+    ///
+    /// - Returns: the number of migrations applied.
+    /// - Throws: ``SQLiteError`` naming the migration that failed, or when the database is newer than
+    ///   the list (it was written by a later version of the program).
+    @discardableResult
+    public func migrate(_ migrations: [Migration]) throws(SQLiteError) -> Int {
+        let current = try userVersion
+        if current > migrations.count {
+            throw SQLiteError(
+                code: 1,
+                message: "database \(path) has schema version \(current), newer than this program's "
+                    + "\(migrations.count)")
+        }
+        var applied = 0
+        for (index, migration) in migrations.enumerated() where index >= current {
+            do {
+                try transaction(.immediate) {
+                    try execute(migration.sql)
+                    try execute("PRAGMA user_version=\(index + 1)")
+                }
+            } catch let error as SQLiteError {
+                throw SQLiteError(
+                    code: error.code, message: "migration \(index + 1) '\(migration.name)': \(error.message)",
+                    sql: error.sql)
+            } catch {
+                throw SQLiteError(code: 1, message: "migration \(index + 1) '\(migration.name)': \(error)")
+            }
+            applied += 1
+        }
+        return applied
+    }
+}

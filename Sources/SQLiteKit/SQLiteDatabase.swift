@@ -1,0 +1,181 @@
+internal import CSQLite
+
+/// One SQLite connection: a `final class` owning the `sqlite3*` handle, closed in `deinit`.
+///
+/// A connection is confined to one thread at a time (it is opened with `SQLITE_OPEN_NOMUTEX`), so it is
+/// explicitly not `Sendable`; share it across tasks through a ``DatabaseQueue``.
+///
+/// Durability: ``Configuration/default`` opens the file in WAL mode with `synchronous=NORMAL`. In that
+/// mode a committed transaction survives a crash of the process (including SIGKILL), because the WAL
+/// write happens before `COMMIT` returns; a power loss or OS crash may lose the last few committed
+/// transactions, but never corrupts the database. Use ``Synchronous/full`` to also survive power loss,
+/// at the cost of an fsync per commit. See <https://www.sqlite.org/wal.html> and
+/// <https://www.sqlite.org/pragma.html#pragma_synchronous>.
+public final class SQLiteDatabase {
+    let handle: OpaquePointer
+    /// The file path (or `:memory:`).
+    public let path: String
+    private var cache: [String: Statement] = [:]
+
+    /// How the file is opened.
+    public struct OpenFlags: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// Open for reading only.
+        public static let readOnly = OpenFlags(rawValue: 0x0000_0001)
+        /// Open for reading and writing.
+        public static let readWrite = OpenFlags(rawValue: 0x0000_0002)
+        /// Create the file when it does not exist (with `readWrite`).
+        public static let create = OpenFlags(rawValue: 0x0000_0004)
+    }
+
+    /// The `synchronous` pragma. See <https://www.sqlite.org/pragma.html#pragma_synchronous>.
+    public enum Synchronous: String, Sendable {
+        /// No fsync: a process crash is safe in WAL mode, a power loss may corrupt.
+        case off = "OFF"
+        /// WAL: committed transactions survive a process crash; power loss may lose the last ones.
+        case normal = "NORMAL"
+        /// An fsync on every commit: committed transactions survive power loss too.
+        case full = "FULL"
+    }
+
+    /// Connection settings applied right after opening.
+    public struct Configuration: Sendable {
+        /// Open flags.
+        public var flags: OpenFlags
+        /// Use write-ahead logging (`journal_mode=WAL`).
+        public var walMode: Bool
+        /// The `synchronous` level, always set explicitly.
+        public var synchronous: Synchronous
+        /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+        public var busyTimeoutMilliseconds: Int32
+        /// Enforce foreign keys.
+        public var foreignKeys: Bool
+
+        /// Read-write-create, WAL, `synchronous=NORMAL`, a 5 s busy timeout, foreign keys on.
+        public static let `default` = Configuration(
+            flags: [.readWrite, .create], walMode: true, synchronous: .normal, busyTimeoutMilliseconds: 5000,
+            foreignKeys: true)
+
+        /// Creates a configuration.
+        public init(
+            flags: OpenFlags, walMode: Bool, synchronous: Synchronous, busyTimeoutMilliseconds: Int32,
+            foreignKeys: Bool
+        ) {
+            self.flags = flags
+            self.walMode = walMode
+            self.synchronous = synchronous
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.foreignKeys = foreignKeys
+        }
+    }
+
+    /// Opens (and by default creates) the database at `path` and applies `configuration`.
+    ///
+    /// - Throws: ``SQLiteError`` when the file cannot be opened or a pragma fails.
+    public init(path: String, configuration: Configuration = .default) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = configuration.flags.rawValue | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: "cannot open \(path): \(message)")
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, configuration.busyTimeoutMilliseconds)
+        if configuration.walMode && !configuration.flags.contains(.readOnly) {
+            let mode = try scalarString("PRAGMA journal_mode=WAL")
+            if mode?.lowercased() != "wal" && path != ":memory:" {
+                throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL (got \(mode ?? "nil"))")
+            }
+        }
+        try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
+        try execute("PRAGMA foreign_keys=\(configuration.foreignKeys ? "ON" : "OFF")")
+    }
+
+    deinit {
+        // Statements must be finalized before the connection closes.
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that return no rows (no parameters).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs `sql` with `values` bound, through the statement cache.
+    public func execute(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) {
+        try cachedStatement(sql).execute(values)
+    }
+
+    /// Every row `sql` returns with `values` bound, through the statement cache.
+    public func rows(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+        try cachedStatement(sql).rows(values)
+    }
+
+    /// Prepares a new statement the caller owns.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A prepared statement for `sql`, prepared once and reused (reset before it is returned).
+    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = cache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// True while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The `user_version` pragma, used by ``migrate(_:)``.
+    public var userVersion: Int {
+        get throws(SQLiteError) { Int(try scalarInt("PRAGMA user_version") ?? 0) }
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    public func scalarInt(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// The first column of the first row of `sql`, as text.
+    public func scalarString(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> String? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        return statement.string(at: 0)
+    }
+
+    func error(code: Int32, sql: String?) -> SQLiteError {
+        let extended = sqlite3_extended_errcode(handle)
+        return SQLiteError(
+            code: extended != 0 ? extended : code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteDatabase: Sendable {}

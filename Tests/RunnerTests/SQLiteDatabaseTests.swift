@@ -1,0 +1,126 @@
+import Foundation
+import SQLiteKit
+import Testing
+
+@Suite struct SQLiteDatabaseTests {
+    @Test func opensInWALWithExplicitSynchronous() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try SQLiteDatabase(path: dir.path("a.sqlite"))
+        #expect(try db.scalarString("PRAGMA journal_mode") == "wal")
+        #expect(try db.scalarInt("PRAGMA synchronous") == 1)  // NORMAL
+        let full = try SQLiteDatabase(
+            path: dir.path("b.sqlite"),
+            configuration: .init(
+                flags: [.readWrite, .create], walMode: true, synchronous: .full, busyTimeoutMilliseconds: 10,
+                foreignKeys: true))
+        #expect(try full.scalarInt("PRAGMA synchronous") == 2)
+    }
+
+    @Test func bindsAndReadsEveryType() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try SQLiteDatabase(path: dir.path("t.sqlite"))
+        try db.execute("CREATE TABLE t(i INTEGER, d REAL, s TEXT, b BLOB, n TEXT)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+        try insert.bind(Int64.min, at: 1)
+        try insert.bind(2.5, at: 2)
+        try insert.bind("héllo\u{0}x", at: 3)
+        try insert.bind([0, 1, 255], at: 4)
+        try insert.bindNull(at: 5)
+        #expect(try insert.step() == false)
+        insert.reset()
+        try insert.execute([.integer(7), .real(-1), .text(""), .blob([]), .text("z")])
+        let rows = try db.rows("SELECT i, d, s, b, n FROM t ORDER BY rowid")
+        #expect(rows.count == 2)
+        #expect(rows[0] == [.integer(Int64.min), .real(2.5), .text("héllo\u{0}x"), .blob([0, 1, 255]), .null])
+        #expect(rows[1][0] == .integer(7))
+        #expect(rows[1][2] == .text(""))
+        #expect(rows[1][4] == .text("z"))
+    }
+
+    @Test func cachedStatementIsReused() throws {
+        let db = try SQLiteDatabase(path: ":memory:")
+        let a = try db.cachedStatement("SELECT 1")
+        let b = try db.cachedStatement("SELECT 1")
+        #expect(a === b)
+        #expect(try db.scalarInt("SELECT ? + 1", [.integer(41)]) == 42)
+    }
+
+    @Test func transactionRollsBackOnError() throws {
+        struct Boom: Error {}
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try SQLiteDatabase(path: dir.path("tx.sqlite"))
+        try db.execute("CREATE TABLE t(x INTEGER)")
+        #expect(throws: Boom.self) {
+            try db.transaction(.immediate) {
+                try db.execute("INSERT INTO t VALUES (?)", [.integer(1)])
+                throw Boom()
+            }
+        }
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
+        try db.transaction { try db.execute("INSERT INTO t VALUES (?)", [.integer(1)]) }
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 1)
+        #expect(!db.isInTransaction)
+    }
+
+    @Test func errorsCarryCodeMessageAndSQL() throws {
+        let db = try SQLiteDatabase(path: ":memory:")
+        try db.execute("CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        try db.execute("INSERT INTO t VALUES (?)", [1])
+        do {
+            try db.execute("INSERT INTO t VALUES (?)", [1])
+            Issue.record("duplicate key accepted")
+        } catch {
+            #expect(error.primaryCode == 19)  // SQLITE_CONSTRAINT
+            #expect(error.message.contains("UNIQUE"))
+            #expect(error.sql == "INSERT INTO t VALUES (?)")
+        }
+        #expect(throws: SQLiteError.self) { try db.prepare("SELEC nonsense") }
+    }
+
+    @Test func migrationsRunOnceInOrder() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let migrations: [SQLiteDatabase.Migration] = [
+            .init("create", sql: "CREATE TABLE t(x INTEGER)"),
+            .init("add column", sql: "ALTER TABLE t ADD COLUMN y TEXT; INSERT INTO t VALUES (1, 'a')"),
+        ]
+        let db = try SQLiteDatabase(path: dir.path("m.sqlite"))
+        #expect(try db.migrate(Array(migrations.prefix(1))) == 1)
+        #expect(try db.migrate(migrations) == 1)
+        #expect(try db.migrate(migrations) == 0)
+        #expect(try db.userVersion == 2)
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 1)
+        let broken = migrations + [.init("broken", sql: "CREATE TABLE t(x)")]
+        do {
+            try db.migrate(broken)
+            Issue.record("broken migration applied")
+        } catch {
+            #expect(error.message.contains("migration 3 'broken'"))
+        }
+        #expect(try db.userVersion == 2)
+        #expect(throws: SQLiteError.self) { try db.migrate(Array(migrations.prefix(1))) }
+    }
+
+    @Test func queueRunsWorkOffThePoolAndPersists() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let path = dir.path("q.sqlite")
+        let queue = try DatabaseQueue(path: path, migrations: [.init("t", sql: "CREATE TABLE t(x INTEGER)")])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<20 {
+                group.addTask {
+                    try await queue.write { db in try db.execute("INSERT INTO t VALUES (?)", [.integer(Int64(i))]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let count = try await queue.read { db in try db.scalarInt("SELECT count(*) FROM t") }
+        #expect(count == 20)
+        // A second connection (another process would do the same) sees the committed rows.
+        let other = try SQLiteDatabase(path: path)
+        #expect(try other.scalarInt("SELECT sum(x) FROM t") == 190)
+    }
+}
