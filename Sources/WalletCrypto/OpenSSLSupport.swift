@@ -63,8 +63,11 @@ enum OpenSSL {
         let pointer: OpaquePointer
         let size: Int
         let name: String
+        /// The name with a stable address, for OSSL_PARAM arrays.
+        let cName: CString
 
         init(_ name: String) {
+            cName = CString(name)
             guard let md = EVP_MD_fetch(nil, name, nil) else {
                 fatalError("OpenSSL provides no \(name) digest")
             }
@@ -92,6 +95,7 @@ enum OpenSSL {
         static let group = CString("group")
         static let priv = CString("priv")
         static let pub = CString("pub")
+        static let digest = CString("digest")
     }
 
     /// Owns an `EVP_PKEY`; freed when the last Swift reference goes away.

@@ -1,0 +1,138 @@
+internal import COpenSSL
+import Foundation
+
+/// A symmetric cipher fetched once from OpenSSL's default provider; fetching per call is slow.
+final class CipherAlgorithm: @unchecked Sendable {  // immutable after init; a fetched EVP_CIPHER is shareable
+    let pointer: OpaquePointer
+    let name: String
+    let keySize: Int
+
+    init(_ name: String) {
+        guard let cipher = EVP_CIPHER_fetch(nil, name, nil) else { fatalError("OpenSSL provides no \(name)") }
+        pointer = cipher
+        self.name = name
+        keySize = Int(EVP_CIPHER_get_key_length(cipher))
+    }
+
+    deinit { EVP_CIPHER_free(pointer) }
+
+    static let aes128GCM = CipherAlgorithm("AES-128-GCM")
+    static let aes256GCM = CipherAlgorithm("AES-256-GCM")
+    static let chaCha20Poly1305 = CipherAlgorithm("ChaCha20-Poly1305")
+    static let aes128CTR = CipherAlgorithm("AES-128-CTR")
+    static let aes256CTR = CipherAlgorithm("AES-256-CTR")
+    static let aes128CBC = CipherAlgorithm("AES-128-CBC")
+    static let aes256CBC = CipherAlgorithm("AES-256-CBC")
+}
+
+/// An EVP_CIPHER_CTX keyed once for an AEAD with a 12-byte nonce and a 16-byte tag; each seal or
+/// open only sets the nonce, so the key schedule is reused. Confined to one thread at a time.
+final class AEADCipherContext {
+    static let nonceSize = 12
+    static let tagSize = 16
+
+    private let ctx: OpaquePointer
+    private let algorithm: CipherAlgorithm
+    private var encrypting: Bool?
+    private let key: SecretBytes
+
+    init(_ algorithm: CipherAlgorithm, key: SecretBytes) throws {
+        guard key.count == algorithm.keySize else {
+            throw CryptoError(
+                .invalidKey, "\(algorithm.name): the key must be \(algorithm.keySize) bytes, got \(key.count)")
+        }
+        guard let ctx = EVP_CIPHER_CTX_new() else {
+            throw OpenSSL.error(.libraryFailure, "\(algorithm.name): out of memory")
+        }
+        self.ctx = ctx
+        self.algorithm = algorithm
+        self.key = key
+    }
+
+    deinit { EVP_CIPHER_CTX_free(ctx) }  // EVP_CIPHER_CTX_free cleanses the key schedule
+
+    /// Keys the context for one direction the first time, then only resets the nonce.
+    private func start(encrypt: Bool, nonce: UnsafePointer<UInt8>) throws {
+        let ok: Bool
+        if encrypting == encrypt {
+            ok = EVP_CipherInit_ex2(ctx, nil, nil, nonce, encrypt ? 1 : 0, nil) == 1
+        } else {
+            ok = withSecretBytes(key) { keyBytes, _ in
+                EVP_CipherInit_ex2(ctx, algorithm.pointer, keyBytes, nonce, encrypt ? 1 : 0, nil) == 1
+            }
+            encrypting = ok ? encrypt : nil
+        }
+        guard ok else { throw OpenSSL.error(.libraryFailure, "\(algorithm.name): initialisation failed") }
+    }
+
+    /// Returns ciphertext || tag.
+    func seal(_ plaintext: some ContiguousBytes, nonce: some ContiguousBytes, aad: some ContiguousBytes) throws
+        -> [UInt8]
+    {
+        try withInputBytes(nonce) { noncePointer, nonceCount in
+            guard nonceCount == Self.nonceSize else {
+                throw CryptoError(.invalidParameter, "\(algorithm.name): the nonce must be 12 bytes, got \(nonceCount)")
+            }
+            try start(encrypt: true, nonce: noncePointer)
+            return try withInputBytes(plaintext) { input, count in
+                try withInputBytes(aad) { aadPointer, aadCount in
+                    try [UInt8](unsafeUninitializedCapacity: count + Self.tagSize) { out, initialized in
+                        var written: Int32 = 0
+                        var tail: Int32 = 0
+                        let base = out.baseAddress!
+                        guard aadCount == 0 || EVP_EncryptUpdate(ctx, nil, &written, aadPointer, Int32(aadCount)) == 1,
+                            EVP_EncryptUpdate(ctx, base, &written, input, Int32(count)) == 1,
+                            EVP_EncryptFinal_ex(ctx, base + Int(written), &tail) == 1,
+                            Int(written + tail) == count,
+                            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagSize), base + count) == 1
+                        else {
+                            initialized = 0
+                            throw OpenSSL.error(.libraryFailure, "\(algorithm.name): encryption failed")
+                        }
+                        initialized = count + Self.tagSize
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens ciphertext || tag; throws `authenticationFailure` (and releases nothing) when the tag is wrong.
+    func open(_ sealed: some ContiguousBytes, nonce: some ContiguousBytes, aad: some ContiguousBytes) throws
+        -> [UInt8]
+    {
+        try withInputBytes(nonce) { noncePointer, nonceCount in
+            guard nonceCount == Self.nonceSize else {
+                throw CryptoError(.invalidParameter, "\(algorithm.name): the nonce must be 12 bytes, got \(nonceCount)")
+            }
+            return try withInputBytes(sealed) { input, total in
+                guard total >= Self.tagSize else {
+                    throw CryptoError(.authenticationFailure, "\(algorithm.name): the input is shorter than the tag")
+                }
+                try start(encrypt: false, nonce: noncePointer)
+                let count = total - Self.tagSize
+                return try withInputBytes(aad) { aadPointer, aadCount in
+                    var plaintext = [UInt8](repeating: 0, count: count)
+                    var written: Int32 = 0
+                    var tail: Int32 = 0
+                    let tag = UnsafeMutableRawPointer(mutating: input + count)
+                    let ok = plaintext.withUnsafeMutableBufferPointer { out in
+                        let base = out.baseAddress ?? UnsafeMutablePointer(mutating: input)
+                        return
+                            (aadCount == 0 || EVP_DecryptUpdate(ctx, nil, &written, aadPointer, Int32(aadCount)) == 1)
+                            && EVP_DecryptUpdate(ctx, base, &written, input, Int32(count)) == 1
+                            && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(Self.tagSize), tag) == 1
+                            && EVP_DecryptFinal_ex(ctx, base + Int(written), &tail) == 1
+                    }
+                    guard ok else {
+                        SecretBytes.wipe(&plaintext)
+                        OpenSSL.clearErrors()
+                        throw CryptoError(
+                            .authenticationFailure,
+                            "\(algorithm.name): authentication failed (wrong key, nonce, tag or data)")
+                    }
+                    return plaintext
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import TestSupport
+import Testing
+import WalletCrypto
+
+/// FIPS 180-4 example values ("abc", the 448-bit message, the empty string) and incremental hashing.
+@Suite struct SHA2Tests {
+    static let twoBlock = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+
+    @Test func sha256KnownAnswers() {
+        #expect(
+            Hex.encode(SHA256.hash(data: Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(SHA256.hash(data: [UInt8]()))
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            Hex.encode(SHA256.hash(data: Self.twoBlock))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test func sha384KnownAnswers() {
+        #expect(
+            Hex.encode(SHA384.hash(data: Array("abc".utf8)))
+                == "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7")
+    }
+
+    @Test func sha512KnownAnswers() {
+        #expect(
+            Hex.encode(SHA512.hash(data: Array("abc".utf8)))
+                == "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+        )
+    }
+
+    @Test func incrementalMatchesOneShotAndKeepsValueSemantics() {
+        var hasher = SHA256()
+        hasher.update(data: Self.twoBlock[0..<10])
+        let snapshot = hasher
+        hasher.update(data: Self.twoBlock[10...])
+        #expect(hasher.finalize() == SHA256.hash(data: Self.twoBlock))
+        #expect(snapshot.finalize() == SHA256.hash(data: Self.twoBlock[0..<10]))
+        // finalize does not consume the state.
+        #expect(hasher.finalize() == SHA256.hash(data: Self.twoBlock))
+
+        var h384 = SHA384()
+        var h512 = SHA512()
+        for byte in Self.twoBlock {
+            h384.update(data: [byte])
+            h512.update(data: [byte])
+        }
+        #expect(h384.finalize() == SHA384.hash(data: Self.twoBlock))
+        #expect(h512.finalize() == SHA512.hash(data: Self.twoBlock))
+    }
+}
