@@ -161,7 +161,7 @@ public struct NitroAttestationDocument: Sendable, Hashable {
         }
         let publicKey: P384.Signing.PublicKey
         do {
-            publicKey = try P384.Signing.PublicKey(x963Representation: try leaf.p384PublicKeyPoint())
+            publicKey = try leaf.p384PublicKey()
         } catch {
             throw NitroAttestationError(.untrustedCertificate, "attestation leaf key: \(error)")
         }

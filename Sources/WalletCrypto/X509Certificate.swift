@@ -113,6 +113,17 @@ public struct X509Certificate: Sendable, Hashable, CustomStringConvertible {
         return publicKeyPoint
     }
 
+    /// The subject public key as a `P384.Signing.PublicKey`, for verifying COSE ES384 signatures.
+    /// - Throws: `X509Error` `.unsupportedKey` if the key is not an EC P-384 key.
+    public func p384PublicKey() throws(X509Error) -> P384.Signing.PublicKey {
+        let point = try p384PublicKeyPoint()
+        do {
+            return try P384.Signing.PublicKey(x963Representation: point)
+        } catch {
+            throw X509Error(.unsupportedKey, "subject key of \(subject): \(error)")
+        }
+    }
+
     /// Whether `date` lies within `notBefore...notAfter`.
     public func isValid(at date: Date) -> Bool { notBefore <= date && date <= notAfter }
 

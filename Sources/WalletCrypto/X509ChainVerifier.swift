@@ -33,6 +33,8 @@ public enum X509ChainVerifier {
         for certificate in intermediates where certificate != root {
             untrustedHandles.append(try X509Handle(der: certificate.derBytes))
         }
+        // The store context borrows these certificates until it is freed.
+        defer { withExtendedLifetime((leafHandle, rootHandle, untrustedHandles)) {} }
 
         guard let store = X509_STORE_new() else { throw X509Error(.chainInvalid, "X509_STORE_new failed") }
         defer { X509_STORE_free(store) }
@@ -59,7 +61,6 @@ public enum X509ChainVerifier {
         X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_CHECK_SS_SIGNATURE))
 
         let result = X509_verify_cert(context)
-        withExtendedLifetime((leafHandle, rootHandle, untrustedHandles)) {}
         guard result == 1 else {
             let code = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)

@@ -12,6 +12,7 @@ import WalletCrypto
         #expect(TestSupport.Hex.encode(root.sha256Fingerprint) == Self.awsRootSHA256)
         #expect(root.keyAlgorithm == .ecP384)
         #expect(try root.p384PublicKeyPoint().count == 97)
+        #expect(try root.p384PublicKey().x963Representation == root.publicKeyPoint)
         #expect(root.isCA)
         #expect(root.subject == root.issuer)
         #expect(root.subjectCommonName == "aws.nitro-enclaves")
