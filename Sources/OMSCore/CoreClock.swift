@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// The core's time source, injected so tests can move time without sleeping.
+public protocol CoreClock: Sendable {
+    /// Seconds since the Unix epoch.
+    func now() -> Int64
+}
+
+/// The system clock.
+public struct SystemClock: CoreClock {
+    public init() {}
+    public func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}
+
+/// A clock that moves only when told to (tests).
+public final class ManualClock: CoreClock {
+    private let current: Mutex<Int64>
+    public init(_ start: Int64 = Int64(Date().timeIntervalSince1970)) { current = Mutex(start) }
+    public func now() -> Int64 { current.withLock { $0 } }
+    public func advance(by seconds: Int64) { current.withLock { $0 += seconds } }
+}
+
+/// RFC 3339 UTC timestamps as the wire carries them (`2026-11-30T03:16:48Z`).
+public enum RFC3339 {
+    public static func format(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; fractions are dropped.
+    public static func parse(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970) }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970) }
+        return nil
+    }
+}
+
+/// Random identifiers with a type prefix: `wal_` + 26 base32 characters (128 bits).
+enum Identifier {
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+
+    static func make(_ prefix: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        var out = Array(prefix.utf8) + [UInt8(ascii: "_")]
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                out.append(alphabet[Int((buffer >> UInt32(bits - 5)) & 31)])
+                bits -= 5
+            }
+        }
+        if bits > 0 { out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

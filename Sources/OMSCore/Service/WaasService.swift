@@ -1,0 +1,168 @@
+import Foundation
+import OMSProtocol
+import SQLiteKit
+import WalletCrypto
+
+/// The WaaS service: authenticates each request and runs its method, answering with the OMS wire format.
+///
+/// It is the `WaasRequestHandler` behind both transports: the in-process one hands it the same signed
+/// bytes the HTTP server would, so both paths verify requests the same way.
+public final class WaasService: WaasRequestHandler {
+    public let home: CoreHome
+    public let store: CoreStore
+    let custody: KeyCustody
+    let tokens: TokenIssuer
+    let clock: any CoreClock
+    /// The ID-token issuer URL (`iss`); its JWKS is served at `/.well-known/jwks.json`.
+    public let issuer: String
+    /// The largest request body accepted.
+    public let maxBodyBytes: Int
+    /// Clock skew allowed when checking expiries (OMS-REFERENCE "Our decisions").
+    let leeway: Int64 = 60
+
+    init(home: CoreHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
+    {
+        self.home = home
+        self.store = store
+        self.custody = custody
+        self.tokens = TokenIssuer(custody: custody)
+        self.issuer = issuer
+        self.clock = clock
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    // MARK: Dispatch
+
+    /// Who is calling: the project of the `Api-Key`, and for protected methods the verified signature.
+    struct Call: Sendable {
+        var project: ProjectRecord
+        var signature: SignatureHeader?
+        var now: Int64
+    }
+
+    typealias Method = @Sendable (WaasService, Call, [UInt8]) async throws -> [UInt8]
+
+    /// Decodes the body as `Request`, runs `body`, encodes its result.
+    static func method<Request: Decodable & Sendable, Response: Encodable & Sendable>(
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response
+    ) -> Method {
+        { service, call, bytes in
+            let request: Request
+            do {
+                request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
+            } catch let error as DecodingError {
+                throw WaasError(.invalidRequest, DecodingErrorText.describe(error))
+            } catch {
+                throw WaasError(.invalidRequest, "body is not JSON")
+            }
+            return try WaasClient.encodeBody(try await body(service, call, request))
+        }
+    }
+
+    static let methods: [String: Method] = [
+        WaasMethod.status.path: method { (service, call, _: Empty) in service.status(call) },
+        WaasMethod.getJWKS.path: method { (service, _, _: Empty) in try await service.getJWKS() },
+        WaasMethod.commitVerifier.path: method { try await $0.commitVerifier($1, $2) },
+        WaasMethod.completeAuth.path: method { try await $0.completeAuth($1, $2) },
+        WaasMethod.listWallets.path: method { try await $0.listWallets($1, $2) },
+        WaasMethod.createWallet.path: method { try await $0.createWallet($1, $2) },
+        WaasMethod.useWallet.path: method { try await $0.useWallet($1, $2) },
+        WaasMethod.getIDToken.path: method { try await $0.getIDToken($1, $2) },
+    ]
+
+    public func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
+        do {
+            return WaasHTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")], body: try await route(request))
+        } catch let error as WaasError {
+            return Self.errorResponse(error)
+        } catch {
+            // Never echo an unexpected error: it could carry details that do not belong on the wire.
+            return Self.errorResponse(WaasError(.internal, "internal error"))
+        }
+    }
+
+    static func errorResponse(_ error: WaasError) -> WaasHTTPResponse {
+        let body = (try? WaasClient.encodeBody(error.wireBody)) ?? []
+        return WaasHTTPResponse(
+            status: error.code.httpStatus, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    private func route(_ request: WaasHTTPRequest) async throws -> [UInt8] {
+        guard let method = WaasMethod(path: request.path), let run = Self.methods[method.path] else {
+            throw WaasError(.invalidRequest, "unknown method \(request.path)")
+        }
+        guard request.body.count <= maxBodyBytes else {
+            throw WaasError(.invalidRequest, "body of \(request.body.count) bytes exceeds \(maxBodyBytes)")
+        }
+        guard let apiKey = request.header("Api-Key"), !apiKey.isEmpty else {
+            throw WaasError(.unauthorized, "missing Api-Key header")
+        }
+        guard let project = try await store.read({ try $0.project(publishableKey: apiKey) }) else {
+            throw WaasError(.unauthorized, "unknown publishable key")
+        }
+        var call = Call(project: project, signature: nil, now: clock.now())
+        if method.isProtected {
+            guard let text = request.header(SignatureHeader.name) else {
+                throw WaasError(.unauthorized, "missing \(SignatureHeader.name) header")
+            }
+            let header = try SignatureHeader(parsing: text)
+            guard header.scope == project.id else {
+                throw WaasError(.unauthorized, "signature scope \(header.scope) is not this project (\(project.id))")
+            }
+            let preimage = RequestPreimage.bytes(
+                path: method.path, nonce: header.nonce, scope: header.scope, body: request.body)
+            try RequestVerifier.verify(header, preimage: preimage)
+            call.signature = header
+        }
+        return try await run(self, call, request.body)
+    }
+
+    // MARK: Authentication inside a method's transaction
+
+    /// The caller of a protected method, checked inside the method's own transaction: the nonce advances
+    /// and the credential must be registered, unrevoked and unexpired, with an account.
+    struct Caller {
+        var credential: CredentialRecord
+        var account: AccountRecord
+    }
+
+    func authenticate(_ db: SQLiteDatabase, _ call: Call) throws -> Caller {
+        let header = try signature(of: call)
+        try db.advanceNonce(credential: header.credential, to: header.nonce)
+        guard let credential = try db.credential(header.credential, project: call.project.id) else {
+            throw WaasError(.unauthorized, "credential is not signed in")
+        }
+        guard credential.revokedAt == nil else { throw WaasError(.unauthorized, "credential was revoked") }
+        guard call.now <= credential.expiresAt + leeway else {
+            throw WaasError(.keyExpired, "credential expired at \(RFC3339.format(credential.expiresAt))")
+        }
+        guard let accountId = credential.accountId, let account = try db.account(accountId) else {
+            throw WaasError(.unauthorized, "credential has no account")
+        }
+        return Caller(credential: credential, account: account)
+    }
+
+    func signature(of call: Call) throws(WaasError) -> SignatureHeader {
+        guard let header = call.signature else { throw WaasError(.unauthorized, "request is not signed") }
+        return header
+    }
+}
+
+/// Says which field of a request failed to decode, without echoing its value.
+enum DecodingErrorText {
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "body" : text)
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "body is not valid JSON" : "\(path(context.codingPath)): invalid value"
+        @unknown default: return "body does not decode"
+        }
+    }
+}

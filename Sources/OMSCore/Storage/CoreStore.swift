@@ -1,0 +1,183 @@
+import Foundation
+import OMSProtocol
+import SQLiteKit
+
+/// The core's database: one writer connection on its own serial queue (SQLite calls never run on the
+/// cooperative pool), WAL mode, `synchronous=FULL` so an acknowledged change survives power loss.
+public final class CoreStore: Sendable {
+    let queue: DatabaseQueue
+
+    public init(url: URL) throws {
+        var configuration = SQLiteDatabase.Configuration.default
+        configuration.synchronous = .full
+        queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
+    }
+
+    /// Runs `body` in one immediate transaction: every change a request makes commits together or not at all.
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+        try await queue.write(body)
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+        try await queue.read(body)
+    }
+
+    /// Synchronous access for set-up commands (`core init`) outside the concurrency pool.
+    func sync<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        try queue.sync { db in try db.transaction(.immediate) { try body(db) } }
+    }
+}
+
+// MARK: - Rows
+
+extension SQLiteDatabase {
+    func setting(_ key: String) throws -> String? {
+        try scalarString("SELECT value FROM settings WHERE key = ?", [.text(key)])
+    }
+
+    func setSetting(_ key: String, _ value: String) throws {
+        try execute(
+            "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(value)])
+    }
+
+    func project(publishableKey: String) throws -> ProjectRecord? {
+        try rows(
+            "SELECT id, name, publishable_key, environment FROM projects WHERE publishable_key = ?",
+            [.text(publishableKey)]
+        ).first.map(Self.projectRecord)
+    }
+
+    func project(name: String) throws -> ProjectRecord? {
+        try rows("SELECT id, name, publishable_key, environment FROM projects WHERE name = ?", [.text(name)])
+            .first.map(Self.projectRecord)
+    }
+
+    func projects() throws -> [ProjectRecord] {
+        try rows("SELECT id, name, publishable_key, environment FROM projects ORDER BY created_at, id")
+            .map(Self.projectRecord)
+    }
+
+    private static func projectRecord(_ row: [SQLiteValue]) -> ProjectRecord {
+        ProjectRecord(
+            id: row[0].text ?? "", name: row[1].text ?? "", publishableKey: row[2].text ?? "",
+            environment: CoreEnvironment(rawValue: row[3].text ?? "") ?? .development)
+    }
+
+    /// Records `nonce` for `credential`, refusing one that is not above the last one seen.
+    func advanceNonce(credential: String, to nonce: UInt64) throws {
+        guard nonce > 0, nonce <= UInt64(Int64.max) else {
+            throw WaasError(.preconditionFailed, "nonce must be a positive 63-bit integer")
+        }
+        let last = try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)])
+        if let last, UInt64(last) >= nonce {
+            throw WaasError(.preconditionFailed, "nonce \(nonce) is not above the last one used (\(last))")
+        }
+        try execute(
+            "INSERT INTO nonces(credential, last_nonce) VALUES (?, ?) "
+                + "ON CONFLICT(credential) DO UPDATE SET last_nonce = excluded.last_nonce",
+            [.text(credential), .integer(Int64(nonce))])
+    }
+
+    func credential(_ id: String, project: String) throws -> CredentialRecord? {
+        try rows(
+            "SELECT id, project_id, account_id, type, algorithm, metadata, created_at, expires_at, revoked_at "
+                + "FROM credentials WHERE id = ? AND project_id = ?", [.text(id), .text(project)]
+        ).first.map { row in
+            CredentialRecord(
+                id: row[0].text ?? "", projectId: row[1].text ?? "", accountId: row[2].text,
+                type: CredentialType(wire: row[3].text ?? ""), algorithm: row[4].text ?? "", metadataJSON: row[5].text,
+                createdAt: row[6].int ?? 0, expiresAt: row[7].int ?? 0, revokedAt: row[8].int)
+        }
+    }
+
+    func insertCredential(_ record: CredentialRecord) throws {
+        try execute(
+            "INSERT INTO credentials(id, project_id, account_id, type, algorithm, metadata, created_at, expires_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET account_id = excluded.account_id, "
+                + "type = excluded.type, metadata = excluded.metadata, created_at = excluded.created_at, "
+                + "expires_at = excluded.expires_at",
+            [
+                .text(record.id), .text(record.projectId), SQLiteValue(record.accountId), .text(record.type.rawValue),
+                .text(record.algorithm), SQLiteValue(record.metadataJSON), .integer(record.createdAt),
+                .integer(record.expiresAt),
+            ])
+    }
+
+    func account(_ id: String) throws -> AccountRecord? {
+        try rows("SELECT id, project_id, issuer, subject, email FROM accounts WHERE id = ?", [.text(id)]).first.map {
+            AccountRecord(
+                id: $0[0].text ?? "", projectId: $0[1].text ?? "", issuer: $0[2].text ?? "", subject: $0[3].text ?? "",
+                email: $0[4].text)
+        }
+    }
+
+    /// The account of (issuer, subject), created on first sign-in; a newly verified email is kept.
+    func upsertAccount(project: String, issuer: String, subject: String, email: String?, now: Int64) throws
+        -> AccountRecord
+    {
+        if let id = try scalarString(
+            "SELECT id FROM accounts WHERE project_id = ? AND issuer = ? AND subject = ?",
+            [.text(project), .text(issuer), .text(subject)])
+        {
+            if let email {
+                try execute("UPDATE accounts SET email = ? WHERE id = ?", [.text(email), .text(id)])
+            }
+            return try account(id)!
+        }
+        let id = Identifier.make("acc")
+        try execute(
+            "INSERT INTO accounts(id, project_id, issuer, subject, email, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(id), .text(project), .text(issuer), .text(subject), SQLiteValue(email), .integer(now)])
+        return AccountRecord(id: id, projectId: project, issuer: issuer, subject: subject, email: email)
+    }
+
+    func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
+        do {
+            try execute(
+                "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
+                    + "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    .text(wallet.id), .text(project), .text(wallet.accountId), .text(wallet.type.rawValue),
+                    .text(wallet.address), SQLiteValue(wallet.reference), .text(wallet.keyOrigin.rawValue),
+                    .blob(sealedKey), .integer(now),
+                ])
+        } catch {
+            // SQLITE_CONSTRAINT on (project_id, address): the address is already held by a wallet.
+            guard error.primaryCode == 19 else { throw error }
+            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
+        }
+        var stored = wallet
+        stored.seq = lastInsertRowID
+        return stored
+    }
+
+    private static let walletColumns = "seq, id, account_id, type, address, reference, key_origin"
+
+    private static func walletRecord(_ row: [SQLiteValue]) -> WalletRecord {
+        WalletRecord(
+            seq: row[0].int ?? 0, id: row[1].text ?? "", accountId: row[2].text ?? "",
+            type: WalletType(wire: row[3].text ?? ""), address: row[4].text ?? "", reference: row[5].text,
+            keyOrigin: KeyOrigin(wire: row[6].text ?? ""))
+    }
+
+    func wallet(_ id: String, account: String) throws -> WalletRecord? {
+        try rows(
+            "SELECT \(Self.walletColumns) FROM wallets WHERE id = ? AND account_id = ?", [.text(id), .text(account)]
+        ).first.map(Self.walletRecord)
+    }
+
+    func sealedKey(wallet id: String) throws -> [UInt8]? {
+        try rows("SELECT sealed_key FROM wallets WHERE id = ?", [.text(id)]).first?[0].bytes
+    }
+
+    /// One page of an account's wallets in creation order, after `afterSeq`; one extra row tells whether
+    /// another page follows.
+    func wallets(account: String, afterSeq: Int64, limit: Int) throws -> (wallets: [WalletRecord], more: Bool) {
+        let rows = try rows(
+            "SELECT \(Self.walletColumns) FROM wallets WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            [.text(account), .integer(afterSeq), .integer(Int64(limit + 1))])
+        let records = rows.prefix(limit).map(Self.walletRecord)
+        return (Array(records), rows.count > limit)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OMSCore
+import OMSProtocol
+import Testing
+import WalletCrypto
+
+@Suite struct CoreFlowTests {
+    @Test func signInCreateListAndIssueAToken() async throws {
+        let core = try CoreFixture()
+        defer { core.remove() }
+        let (client, auth) = try await core.signIn(email: "Ops@Example.com")
+        #expect(auth.credential.isCaller && auth.credential.type == .direct)
+        #expect(auth.identity.iss?.hasSuffix("/dev") == true)
+        #expect(auth.email == "ops@example.com")
+        #expect(auth.wallets.isEmpty)
+
+        let eth = try await client.call(
+            .createWallet, CreateWalletRequest(networkFamily: .evm, reference: "main"), as: WalletResponse.self)
+        let sol = try await client.call(
+            .createWallet, CreateWalletRequest(networkFamily: .solana), as: WalletResponse.self)
+        #expect(eth.wallet.keyOrigin == .enclave && eth.wallet.walletType == .ethereum)
+        #expect((try? EthereumAddress(eth.wallet.address)) != nil)
+        #expect(sol.wallet.walletType == .solana)
+        let solanaKey = try Base58.decode(sol.wallet.address)
+        #expect(solanaKey.count == 32)
+
+        let list = try await client.call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self)
+        #expect(list.wallets.map(\.id) == [eth.wallet.id, sol.wallet.id])
+        #expect(list.page == nil)
+
+        let used = try await client.call(.useWallet, UseWalletRequest(walletId: sol.wallet.id), as: WalletResponse.self)
+        #expect(used.wallet == sol.wallet)
+
+        let token = try await client.call(
+            .getIDToken, GetIDTokenRequest(walletId: eth.wallet.id, ttlSeconds: 300, customClaims: ["role": "member"]),
+            as: GetIDTokenResponse.self)
+        let jwks = try await core.publicClient.call(.getJWKS, Empty(), as: GetJWKSResponse.self)
+        let set = JWKSet(
+            keys: try jwks.keys.map { key in
+                try JWK(jsonString: String(decoding: try WaasClient.encodeBody(key), as: UTF8.self))
+            })
+        let jwt = try JWT.verify(
+            token.idToken, keys: set,
+            validation: JWT.Validation(issuer: core.service.issuer, audience: core.project.id, now: Date()))
+        #expect(jwt.subject == eth.wallet.id)
+        #expect(jwt.claims["wallet_address"]?.stringValue == eth.wallet.address)
+        #expect(jwt.claims["wallet_type"]?.stringValue == "ethereum")
+        #expect(jwt.claims["email"]?.stringValue == "ops@example.com")
+        #expect(jwt.claims["role"]?.stringValue == "member")
+        #expect(jwt.claims["jti"] != nil && jwt.claims["iat"] != nil)
+    }
+
+    @Test func initIsIdempotent() throws {
+        let core = try CoreFixture()
+        defer { core.remove() }
+        let again = try WaasService.initialize(home: core.home, project: "test")
+        #expect(!again.created)
+        #expect(again.project == core.project)
+    }
+}
