@@ -175,6 +175,13 @@ struct CommandLineParser {
             }
         }
 
+        // A key is refused before anything else is reported (`--key <key>` is an unknown option
+        // followed by a key-shaped word: the user must learn why keys are never arguments).
+        if !configuration.arguments.contains(where: \.acceptsKeyLikeValues),
+            positionals.contains(where: KeyMaterialGuard.looksLikePrivateKey)
+        {
+            throw fail(KeyMaterialGuard.refusal(for: "an argument"))
+        }
         if !unknown.isEmpty {
             let known = ["--help"] + configuration.options.map { "--\($0.long)" }
             throw fail(Self.unknownOptionsMessage(unknown, known: known))

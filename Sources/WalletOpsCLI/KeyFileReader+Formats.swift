@@ -4,7 +4,7 @@ extension KeyFileReader {
     /// The 32-byte secp256k1 scalar in `contents`: 32 raw bytes, or 64 hex digits with an optional
     /// `0x` and surrounding ASCII whitespace.
     static func ethereumSecret(_ contents: SecretBytes, source: String) throws -> SecretBytes {
-        if contents.count == 32 { return contents }
+        if contents.count == 32 && !isText(contents) { return contents }
         return try contents.withUnsafeBytes { raw throws -> SecretBytes in
             var text = raw[...].trimmingASCIIWhitespaceBytes()
             if text.count >= 2 && text[text.startIndex] == 0x30 && (text[text.startIndex + 1] | 0x20) == 0x78 {
@@ -37,17 +37,14 @@ extension KeyFileReader {
     /// The Ed25519 seed (32 bytes) or keypair (64 bytes) in `contents`: raw bytes, base58, or the
     /// Solana CLI JSON array, text with surrounding ASCII whitespace.
     static func solanaSecret(_ contents: SecretBytes, source: String) throws -> SecretBytes {
-        if contents.count == 32 || contents.count == 64 {
-            let isHexText = contents.withUnsafeBytes { $0.allSatisfy(\.isHexDigit) }
-            if isHexText && contents.count == 64 {
+        if (contents.count == 32 || contents.count == 64) && !isText(contents) { return contents }
+        return try contents.withUnsafeBytes { raw throws -> SecretBytes in
+            let text = raw[...].trimmingASCIIWhitespaceBytes()
+            if text.count == 64 && text.allSatisfy(\.isHexDigit) {
                 throw CLIError.dataError(
                     "\(source): found 64 hex digits; a Solana key file holds base58 text, a JSON array of 64 "
                         + "numbers, or 32/64 raw bytes")
             }
-            return contents
-        }
-        return try contents.withUnsafeBytes { raw throws -> SecretBytes in
-            let text = raw[...].trimmingASCIIWhitespaceBytes()
             if text.first == 0x5B {  // "["
                 return try jsonByteArray(text, source: source)
             }
@@ -71,6 +68,15 @@ extension KeyFileReader {
                     "\(source): base58 text decodes to \(decoded.count) bytes, expected 32 (a seed) or 64 (a keypair)")
             }
             return SecretBytes(decoded)
+        }
+    }
+
+    /// Whether every byte is printable ASCII or whitespace. A file of key length that is text is
+    /// parsed as text: a truncated hex key plus a newline (32 bytes) must be reported, not read as
+    /// raw bytes; random raw key bytes are all printable with probability about 1e-13.
+    static func isText(_ contents: SecretBytes) -> Bool {
+        contents.withUnsafeBytes { raw in
+            raw.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         }
     }
 

@@ -217,6 +217,7 @@ import Testing
             ["run", "-n", "a", "p", "extra", key],
             ["run", "-n", "a", "--private-key=\(key)", "p"],
             ["run", "-n", "a", "--\(key)", "p"],
+            ["run", "-n", "a", "--private-key", key, "p"],
             ["run", "-n", "a", "p", "--", key],
             [key],
             ["core", key],
