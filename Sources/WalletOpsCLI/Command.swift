@@ -7,7 +7,7 @@
 /// struct WalletListCommand: Command {
 ///     static let limit = OptionSpec.option("limit", valueName: "n", help: "At most n wallets.", type: .integer(min: 1))
 ///     let configuration = CommandConfiguration(
-///         name: "list", abstract: "List wallets.", options: CommonOptions.operator + [Self.limit])
+///         name: "list", abstract: "List wallets.", options: CommonOptions.operatorOptions + [Self.limit])
 ///     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 { ... }
 /// }
 /// ```

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Options shared by many commands, declared once so every command spells and documents them the
-/// same way. Add them to a command with `options: CommonOptions.operator + [...]`.
+/// same way. Add them to a command with `options: CommonOptions.operatorOptions + [...]`.
 public enum CommonOptions {
     /// The environment variable naming the home folder when `--home` is not given.
     public static let homeEnvironmentVariable = "WALLETOPS_HOME"
@@ -19,7 +19,7 @@ public enum CommonOptions {
         type: .url(schemes: ["http", "https"]))
 
     /// The options of every command that operates on a core: `--home`, `--core`.
-    public static let `operator`: [OptionSpec] = [home, core]
+    public static let operatorOptions: [OptionSpec] = [home, core]
 }
 
 extension ParsedArguments {

@@ -2,6 +2,8 @@
 enum HelpFormatter {
     /// The column where help text starts.
     static let labelWidth = 28
+    /// The width help rows are wrapped to.
+    static let width = 80
 
     /// `walletops crypto address --type <type> --key-file <file> [<options>]`.
     static func usage(_ path: CommandPath) -> String {
@@ -48,12 +50,36 @@ enum HelpFormatter {
         "Error: \(message)\nUsage: \(usage(path))\nSee '\(path.displayName) --help' for more.\n"
     }
 
-    /// One two-column row; a long label puts its text on the next line.
+    /// One two-column row, the text wrapped at ``width``; a long label puts the text on the next line.
     private static func row(_ label: String, _ text: String) -> String {
         let left = "  " + label
+        let indent = String(repeating: " ", count: labelWidth)
+        let lines = wrap(text, width: width - labelWidth)
+        var out: String
         if left.count + 2 <= labelWidth {
-            return left + String(repeating: " ", count: labelWidth - left.count) + text + "\n"
+            out = left + String(repeating: " ", count: labelWidth - left.count) + lines[0] + "\n"
+        } else {
+            out = left + "\n" + indent + lines[0] + "\n"
         }
-        return left + "\n" + String(repeating: " ", count: labelWidth) + text + "\n"
+        for line in lines.dropFirst() { out += indent + line + "\n" }
+        return out
+    }
+
+    /// The words of `text` in lines of at most `width` characters (a longer word gets its own line).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        lines.append(line)
+        return lines
     }
 }

@@ -43,7 +43,9 @@ public struct ParsedArguments: Sendable, Equatable {
     /// The pairs of a repeating `.keyValue` option, in command-line order.
     public func keyValues(_ option: OptionSpec) -> [(key: String, value: String)] {
         values(option).map { item in
-            let equals = item.firstIndex(of: "=")!  // checked while parsing
+            // Checked while parsing for `.keyValue` options; any other option reads as a bare key.
+            let equals = item.firstIndex(of: "=") ?? item.endIndex
+            if equals == item.endIndex { return (item, "") }
             return (String(item[..<equals]), String(item[item.index(after: equals)...]))
         }
     }

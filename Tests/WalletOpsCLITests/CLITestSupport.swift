@@ -48,13 +48,13 @@ enum TestTree {
         configuration: CommandConfiguration(
             name: "run", abstract: "Run a playbook.", discussion: "Runs it.",
             options: [name, variable, claim, concurrency, offset, format, verbose, quiet, address]
-                + CommonOptions.operator,
+                + CommonOptions.operatorOptions,
             arguments: [playbook, inputs]))
 
     static let force = OptionSpec.flag("force", short: "f", help: "Overwrite.")
     static let initCommand = EchoCommand(
         configuration: CommandConfiguration(
-            name: "init", abstract: "Create a core.", options: CommonOptions.operator + [force]))
+            name: "init", abstract: "Create a core.", options: CommonOptions.operatorOptions + [force]))
     static let list = EchoCommand(configuration: CommandConfiguration(name: "list", abstract: "List wallets."))
 
     static let root = CommandGroup(

@@ -29,12 +29,21 @@ import Testing
               -v, --verbose             More output.
               -q, --quiet               Less output.
               --to <address>            A public address.
-              --home <dir>              The walletops home folder (database, credentials, run checkpoints). (default: $WALLETOPS_HOME, else ./.walletops)
-              --core <url>              The URL of a served core (walletops core serve); without it, the embedded core in the home folder.
+              --home <dir>              The walletops home folder (database, credentials,
+                                        run checkpoints). (default: $WALLETOPS_HOME, else
+                                        ./.walletops)
+              --core <url>              The URL of a served core (walletops core serve);
+                                        without it, the embedded core in the home folder.
               -h, --help                Show help information.
 
             """
         #expect(result.standardOutput == expected, "\(result)")
+    }
+
+    @Test func helpTextWraps() {
+        #expect(HelpFormatter.wrap("aa bb cc dd", width: 5) == ["aa bb", "cc dd"])
+        #expect(HelpFormatter.wrap("a averyveryverylongword b", width: 5) == ["a", "averyveryverylongword", "b"])
+        #expect(HelpFormatter.wrap("", width: 5) == [""])
     }
 
     @Test func groupHelpListsSubcommands() async {
