@@ -60,5 +60,6 @@ public struct CLIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// Equal when the codes are equal (the message is for people, not for matching).
     public static func == (lhs: CLIError, rhs: CLIError) -> Bool { lhs.code == rhs.code }
 }

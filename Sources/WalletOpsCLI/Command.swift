@@ -25,6 +25,7 @@ public protocol Command: Sendable {
 
 /// A command that only groups subcommands (`walletops crypto`, `walletops core`).
 public struct CommandGroup: Command {
+    /// The group's name, help text and subcommands.
     public let configuration: CommandConfiguration
 
     /// A group named `name` holding `subcommands`.

@@ -17,6 +17,7 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// The process exit status.
     public let rawValue: Int32
 
+    /// The exit code with status `rawValue`.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// 0: the command did what it was asked.

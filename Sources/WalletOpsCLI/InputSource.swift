@@ -14,6 +14,17 @@ public protocol InputSource: Sendable {
     ///   with code `ioError` when reading fails.
     /// - Returns: The bytes; the caller wipes them if they are secret.
     func readAll(limit: Int) throws -> [UInt8]
+
+    /// Reads a secret typed or piped in, at most `limit` bytes. From a terminal, `prompt` is
+    /// called first and the typed characters are not echoed; otherwise it is ``readAll(limit:)``.
+    func readSecret(limit: Int, prompt: (String) -> Void) throws -> [UInt8]
+}
+
+extension InputSource {
+    /// Input that is never a terminal: the same as ``readAll(limit:)``.
+    public func readSecret(limit: Int, prompt: (String) -> Void) throws -> [UInt8] {
+        try readAll(limit: limit)
+    }
 }
 
 /// Thrown when an input holds more bytes than the reader accepts.
@@ -35,6 +46,23 @@ public struct FileDescriptorInput: InputSource {
 
     public func readAll(limit: Int) throws -> [UInt8] {
         try BoundedReader.read(descriptor: descriptor, limit: limit, name: "standard input")
+    }
+
+    /// From a terminal: prompts, turns echo off while reading (a key typed in must not stay on
+    /// the screen or in a terminal recording), and restores the terminal after.
+    public func readSecret(limit: Int, prompt: (String) -> Void) throws -> [UInt8] {
+        guard isatty(descriptor) == 1 else { return try readAll(limit: limit) }
+        var saved = termios()
+        guard tcgetattr(descriptor, &saved) == 0 else { return try readAll(limit: limit) }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        prompt("Type or paste the key, then press Enter and Ctrl-D (input is not shown): ")
+        _ = tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer {
+            _ = tcsetattr(descriptor, TCSAFLUSH, &saved)
+            prompt("\n")
+        }
+        return try readAll(limit: limit)
     }
 }
 

@@ -68,7 +68,8 @@ public struct KeyFileReader: Sendable {
         var bytes: [UInt8]
         do {
             if path == "-" {
-                bytes = try context.standardInput.readAll(limit: Self.maximumSize)
+                let errors = context.standardError
+                bytes = try context.standardInput.readSecret(limit: Self.maximumSize) { errors.write($0) }
             } else {
                 bytes = try Self.readFile(context.fileURL(path).path, source: source)
             }
