@@ -58,6 +58,9 @@ public struct CommandConfiguration: Sendable {
             problems.append("\(name): a group takes no options or arguments of its own")
         }
         var names: Set<String> = []
+        for sub in subcommands where sub.configuration.name == "help" || sub.configuration.name.hasPrefix("-") {
+            problems.append("\(name): subcommand name \(sub.configuration.name) is reserved")
+        }
         for sub in subcommands where !names.insert(sub.configuration.name).inserted {
             problems.append("\(name): duplicate subcommand \(sub.configuration.name)")
         }

@@ -25,10 +25,11 @@ struct CommandLineParser {
             if path.isRoot && token == "--version" { return .version }
             if path.isRoot && token == "help" { return try helpTarget(Array(arguments[(index + 1)...])) }
             if token.hasPrefix("-") && token != "-" && token != "--" {
-                if KeyMaterialGuard.looksLikePrivateKey(token) {
+                let parts = token.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.contains(where: { KeyMaterialGuard.looksLikePrivateKey(String($0.drop { $0 == "-" })) }) {
                     throw UsageError(message: KeyMaterialGuard.refusal(for: "an argument"), path: path)
                 }
-                let name = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+                let name = String(parts[0])
                 var known = ["--help"]
                 if path.isRoot { known.append("--version") }
                 throw UsageError(message: Self.unknownOptionsMessage([name], known: known), path: path)
@@ -75,7 +76,9 @@ struct CommandLineParser {
         var names = path.leaf.configuration.subcommands.map(\.configuration.name)
         if path.isRoot { names.append("help") }
         var message = "unknown subcommand '\(word)'"
-        if let guess = Suggestion.closest(to: word, among: names) {
+        if names.isEmpty {
+            message += "; '\(path.displayName)' has no subcommands"
+        } else if let guess = Suggestion.closest(to: word, among: names) {
             message += "; did you mean '\(guess)'?"
         } else {
             message += "; expected one of: \(names.joined(separator: ", "))"

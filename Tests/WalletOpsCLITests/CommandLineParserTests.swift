@@ -194,6 +194,14 @@ import Testing
             #expect(path.displayName == expected, "\(arguments)")
         }
         #expect(TestTree.usageError(["help", "core", "nope"]) == "unknown subcommand 'nope'; expected one of: init")
+        #expect(
+            TestTree.usageError(["help", "core", "init", "more"])
+                == "unknown subcommand 'more'; 'tool core init' has no subcommands")
+        guard case .help(let path) = try TestTree.parse(["help", "core", "init", "--verbose"]) else {
+            Issue.record("help ignores options after the words")
+            return
+        }
+        #expect(path.displayName == "tool core init")
     }
 
     @Test func versionOnlyAtTheRoot() throws {
@@ -221,6 +229,9 @@ import Testing
             ["run", "-n", "a", "p", "--", key],
             [key],
             ["core", key],
+            ["core", "--private-key=\(key)"],
+            ["--\(key)"],
+            ["help", key],
             ["run", "-n", base58Keypair, "p"],
             ["run", "-n", jsonArray, "p"],
         ]

@@ -146,11 +146,13 @@ import Testing
                 .option("home", help: ""), .option("home", short: "h", help: ""),
                 .option("a", help: "", default: "1", required: true),
             ],
-            arguments: [ArgumentSpec("rest", help: "", repeating: true), ArgumentSpec("last", help: "")])
+            arguments: [ArgumentSpec("rest", help: "", repeating: true), ArgumentSpec("last", help: "")],
+            subcommands: [CommandGroup(name: "help", abstract: "", subcommands: [])])
         #expect(
             broken.problems() == [
                 "x: duplicate option --home", "x: duplicate short option -h", "x: --a is required and has a default",
-                "x: repeating argument <rest> is not last",
+                "x: repeating argument <rest> is not last", "x: a group takes no options or arguments of its own",
+                "x: subcommand name help is reserved",
             ])
     }
 }
