@@ -5,9 +5,9 @@ import WalletCrypto
 
 /// Runs the built `walletops` executable as a child process.
 ///
-/// The test target does not depend on the executable, so it must be built first:
-/// `swift build --build-tests` (which `make test` runs) builds every target. The binary is looked
-/// up next to the test bundle, then in `.build/debug`; `WALLETOPS_BINARY` overrides both.
+/// The test target does not depend on the executable; `swift build --build-tests` and `swift test`
+/// build every target, so it is there (`make test` runs both). The binary is looked up next to the
+/// test bundle, then in `.build/debug`; `WALLETOPS_BINARY` overrides both.
 enum BuiltBinary {
     static func url() throws -> URL {
         let environment = ProcessInfo.processInfo.environment
@@ -24,11 +24,30 @@ enum BuiltBinary {
         candidates.append(Fixtures.repositoryRoot.appendingPathComponent(".build/debug"))
         for folder in candidates {
             let binary = folder.appendingPathComponent("walletops")
-            if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
+            if FileManager.default.isExecutableFile(atPath: binary.path) {
+                try checkFresh(binary)
+                return binary
+            }
         }
         throw TestFailure(
             "walletops executable not found next to \(testBinary.path) nor in .build/debug; "
                 + "run `swift build --build-tests` first (make test does), or set WALLETOPS_BINARY")
+    }
+
+    /// An executable older than the WalletOpsCLI objects the tests link (a build that stopped
+    /// half-way, a `swift build --target`) would test yesterday's code: fail and say so.
+    static func checkFresh(_ binary: URL) throws {
+        let objects = binary.deletingLastPathComponent().appendingPathComponent("WalletOpsCLI.build")
+        let files = (try? FileManager.default.contentsOfDirectory(at: objects, includingPropertiesForKeys: nil)) ?? []
+        func modified(_ url: URL) -> Date {
+            ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        let newest = files.filter { $0.pathExtension == "o" }.map(modified).max() ?? .distantPast
+        if newest > modified(binary) {
+            throw TestFailure(
+                "\(binary.path) is older than the WalletOpsCLI objects it links; "
+                    + "run `swift build --build-tests` before `swift test` (make test does)")
+        }
     }
 
     /// Runs the binary with `arguments` and `standardInput`, in `directory`.
