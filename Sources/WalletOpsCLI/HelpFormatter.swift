@@ -40,7 +40,8 @@ enum HelpFormatter {
             out += "\nSUBCOMMANDS:\n"
             for sub in configuration.subcommands { out += row(sub.configuration.name, sub.configuration.abstract) }
             if path.isRoot { out += row("help", "Show subcommand help information.") }
-            out += "\n  See '\(path.names[0]) help <subcommand>' for detailed help.\n"
+            let helpWords = ([path.names[0], "help"] + path.names.dropFirst() + ["<subcommand>"])
+            out += "\n  See '\(helpWords.joined(separator: " "))' for detailed help.\n"
         }
         return out
     }

@@ -58,6 +58,7 @@ import Testing
         #expect(group.standardOutput.contains("USAGE: tool core <subcommand>\n"))
         #expect(!group.standardOutput.contains("--version"))
         #expect(!group.standardOutput.contains("  help "))
+        #expect(group.standardOutput.hasSuffix("\n  See 'tool help core <subcommand>' for detailed help.\n"))
     }
 
     @Test func usageErrorsGoToStandardErrorWithUsageAndExit64() async {
