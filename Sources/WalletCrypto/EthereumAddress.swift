@@ -55,13 +55,29 @@ public struct EthereumAddress: Sendable, Hashable, CustomStringConvertible {
     /// `0x` and the EIP-55 checksummed hex: a letter is uppercase iff the matching nibble of
     /// keccak256(lowercase hex) is >= 8.
     public var checksummed: String {
-        var hex = Array(Base16.encode(bytes).utf8)
-        let hash = Keccak256.hash(hex)
-        for i in 0..<40 where hex[i] >= UInt8(ascii: "a") {
-            let nibble = i % 2 == 0 ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f
-            if nibble >= 8 { hex[i] -= 0x20 }
+        String(unsafeUninitializedCapacity: 42) { out in
+            out[0] = UInt8(ascii: "0")
+            out[1] = UInt8(ascii: "x")
+            let hex = UnsafeMutableBufferPointer(rebasing: out[2..<42])
+            for (i, byte) in bytes.enumerated() {
+                hex[2 * i] = Self.hexDigit(byte >> 4)
+                hex[2 * i + 1] = Self.hexDigit(byte & 0x0f)
+            }
+            var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &digest) { Keccak256.hash(bytes: UnsafeRawBufferPointer(hex), into: $0) }
+            withUnsafeBytes(of: &digest) { hash in
+                for i in 0..<40 where hex[i] >= UInt8(ascii: "a") {
+                    let nibble = i % 2 == 0 ? hash[i / 2] >> 4 : hash[i / 2] & 0x0f
+                    if nibble >= 8 { hex[i] -= 0x20 }
+                }
+            }
+            return 42
         }
-        return "0x" + String(decoding: hex, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// `0x` and lowercase hex.

@@ -90,7 +90,13 @@ extension Keccak256 {
                     base += Keccak256.blockByteCount
                     remaining -= Keccak256.blockByteCount
                 }
-                // The tail starts a new block.
+                // The tail starts a new block: whole lanes, then single bytes.
+                while remaining >= 8 {
+                    state[position >> 3] ^= UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
+                    base += 8
+                    remaining -= 8
+                    position += 8
+                }
                 while remaining > 0 {
                     state[position >> 3] ^= UInt64(base.load(as: UInt8.self)) << UInt64((position & 7) << 3)
                     base += 1
