@@ -53,7 +53,8 @@ extension KeyFileReader {
                     "\(source): expected base58 text, a JSON array of 64 numbers, or 32/64 raw bytes, "
                         + "found \(raw.count) bytes of binary data")
             }
-            // Base58.decode takes a string; this copy is short-lived but cannot be wiped (see report).
+            // Base58.decode takes a string: this copy and the decoder's work buffers are not wiped
+            // (WalletCrypto has no secret-aware base58 decoder yet); the decoded bytes are.
             var decoded: [UInt8]
             do throws(Base58.DecodingError) {
                 decoded = try Base58.decode(String(decoding: text, as: UTF8.self))
