@@ -1,12 +1,41 @@
-import Foundation
-
 /// The `walletops` command line.
+///
+/// The command tree is ``root``; `main` parses the arguments, runs the selected command and
+/// returns the exit code (see ``ExitCode``). Tests call ``main(_:context:)`` with a captured
+/// ``Context``.
 public enum WalletOps {
+    /// The version printed by `walletops --version`.
     public static let version = "0.1.0"
 
-    /// Runs the command line and returns the process exit code.
+    /// The top-level commands, in help order. A new command group is one more line here.
+    static var commands: [any Command] {
+        [
+            CommandGroup(
+                name: "crypto", abstract: "Offline key utilities (nothing leaves the machine).",
+                subcommands: [CryptoAddressCommand()]),
+            VersionCommand(),
+        ]
+    }
+
+    /// The root of the command tree.
+    public static var root: any Command {
+        CommandGroup(
+            name: "walletops",
+            abstract: "Operate an OMS wallet core and run batch playbooks against it.",
+            discussion: """
+                Exit codes: 0 ok, 1 failure, 2 aborted, 64 usage error, 65 bad input data,
+                70 internal error, 74 I/O error, 75 temporary failure (e.g. a lock is held).
+                """,
+            subcommands: commands)
+    }
+
+    /// Runs the command line of this process and returns the exit code.
     public static func main(_ arguments: [String]) async -> Int32 {
-        print("walletops \(version)")
-        return 0
+        await main(arguments, context: .process())
+    }
+
+    /// Runs `arguments` (without the program name) in `context` and returns the exit code.
+    public static func main(_ arguments: [String], context: Context) async -> Int32 {
+        await CommandLineTool(root: root, version: version).run(arguments, context: context)
     }
 }

@@ -94,6 +94,32 @@ import WalletCrypto
         #expect(tally.ran == 6 + 321 + 8 + 416 + 1)
     }
 
+    /// The 1 GiB Keccak team KAT; opt in with WALLETOPS_SLOW_VECTORS=1 (minutes in a debug build).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["WALLETOPS_SLOW_VECTORS"] == "1"))
+    func extremelyLongMessageKAT() throws {
+        let text = String(decoding: try Fixtures.data("vectors/keccak_kat/ExtremelyLongMsgKAT_256.txt"), as: UTF8.self)
+        var repeatCount: Int?
+        var pattern: [UInt8]?
+        var digest: [UInt8]?
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("Repeat = ") { repeatCount = Int(trimmed.dropFirst(9)) }
+            if trimmed.hasPrefix("Text = ") { pattern = Array(trimmed.dropFirst(7).utf8) }
+            if trimmed.hasPrefix("MD = ") { digest = Hex.decode(String(trimmed.dropFirst(5))) }
+        }
+        let count = try #require(repeatCount)
+        let chunk = try #require(pattern)
+        var hasher = Keccak256.Hasher()
+        // 1024 repetitions per update keep the call count low.
+        let block = [UInt8](Array(repeating: chunk, count: 1024).joined())
+        for _ in 0..<(count / 1024) { hasher.update(block) }
+        for _ in 0..<(count % 1024) { hasher.update(chunk) }
+        #expect(hasher.finalize() == (try #require(digest)))
+        var tally = VectorTally("ExtremelyLongMsgKAT_256.txt")
+        tally.ran()
+        tally.report()
+    }
+
     /// 135, 136 and 137 bytes straddle the 136-byte rate: padding in one byte, a whole extra block, a second block.
     @Test func rateBoundaries() throws {
         let cases = try Self.katCases("ShortMsgKAT_256.txt").filter { [1080, 1088, 1096].contains($0.bits) }

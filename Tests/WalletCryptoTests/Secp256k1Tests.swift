@@ -84,6 +84,28 @@ import WalletCrypto
         #expect(tally.ran == 2)
     }
 
+    /// Key/address pairs published in documentation: the private key 1; the Web3 Secret Storage
+    /// Definition's example key (whose keystore JSON above omits the address); web3.js's
+    /// `privateKeyToAccount` example.
+    @Test func publishedKeyAddressPairs() throws {
+        let pairs = [
+            (String(repeating: "0", count: 63) + "1", "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"),
+            (
+                "7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d",
+                "0x008AeEda4D805471dF9b2A5B0f38A0C3bCBA786b"
+            ),
+            (
+                "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+                "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
+            ),
+        ]
+        for (priv, address) in pairs {
+            let key = try Self.key(priv)
+            #expect(key.ethereumAddress == (try EthereumAddress(address)), "\(address)")
+            #expect(key.ethereumAddress.checksummed.lowercased() == address.lowercased())
+        }
+    }
+
     @Test func publicKeyParsesAllEncodings() throws {
         let key = Secp256k1.PrivateKey.generate()
         let pub = key.publicKey

@@ -1,0 +1,38 @@
+import Foundation
+
+/// Options shared by many commands, declared once so every command spells and documents them the
+/// same way. Add them to a command with `options: CommonOptions.operatorOptions + [...]`.
+public enum CommonOptions {
+    /// The environment variable naming the home folder when `--home` is not given.
+    public static let homeEnvironmentVariable = "WALLETOPS_HOME"
+
+    /// `--home <dir>`: the folder holding the embedded core's database, credentials and checkpoints.
+    public static let home = OptionSpec.option(
+        "home", valueName: "dir",
+        help: "The walletops home folder (database, credentials, run checkpoints).",
+        defaultDescription: "$\(homeEnvironmentVariable), else ./.walletops")
+
+    /// `--core <url>`: a served core to use instead of the embedded one.
+    public static let core = OptionSpec.option(
+        "core", valueName: "url",
+        help: "The URL of a served core (walletops core serve); without it, the embedded core in the home folder.",
+        type: .url(schemes: ["http", "https"]))
+
+    /// The options of every command that operates on a core: `--home`, `--core`.
+    public static let operatorOptions: [OptionSpec] = [home, core]
+}
+
+extension ParsedArguments {
+    /// The home folder: `--home`, else `$WALLETOPS_HOME`, else `./.walletops`, relative paths
+    /// resolved against the context's current directory.
+    public func homeDirectory(in context: Context) -> URL {
+        if let path = value(CommonOptions.home), !path.isEmpty { return context.fileURL(path) }
+        if let path = context.environment[CommonOptions.homeEnvironmentVariable], !path.isEmpty {
+            return context.fileURL(path)
+        }
+        return context.fileURL(".walletops")
+    }
+
+    /// The served core's URL from `--core`, or nil for the embedded core.
+    public var coreURL: URL? { value(CommonOptions.core).flatMap(URL.init(string:)) }
+}

@@ -1,6 +1,0 @@
-import Testing
-@testable import WalletOpsCLI
-
-@Suite struct WalletOpsCLILinkTests {
-    @Test func moduleLinks() { #expect(Bool(true)) }
-}
