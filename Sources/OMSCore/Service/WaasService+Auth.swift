@@ -4,6 +4,11 @@ import SQLiteKit
 import WalletCrypto
 
 extension WaasService {
+    static let authMethods: [String: Method] = [
+        WaasMethod.commitVerifier.path: method { try await $0.commitVerifier($1, $2) },
+        WaasMethod.completeAuth.path: method { try await $0.completeAuth($1, $2) },
+    ]
+
     /// Session lifetimes (OMS-REFERENCE: default 604,800 s, allowed 1...2,592,000 s).
     static let defaultLifetime = 604_800
     static let lifetimeRange = 1...2_592_000

@@ -1,6 +1,11 @@
 import OMSProtocol
 
 extension WaasService {
+    static let publicMethods: [String: Method] = [
+        WaasMethod.status.path: method { (service, call, _: Empty) in service.status(call) },
+        WaasMethod.getJWKS.path: method { (service, _, _: Empty) in try await service.getJWKS() },
+    ]
+
     /// The PCR0 a development (debug-mode) enclave reports: 48 zero bytes.
     static let developmentPCR0 = String(repeating: "0", count: 96)
 

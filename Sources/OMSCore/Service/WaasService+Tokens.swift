@@ -2,6 +2,10 @@ import OMSProtocol
 import WalletCrypto
 
 extension WaasService {
+    static let tokenMethods: [String: Method] = [
+        WaasMethod.getIDToken.path: method { try await $0.getIDToken($1, $2) }
+    ]
+
     /// ID-token lifetimes (OMS-REFERENCE "Our decisions": default 600 s, 60...86,400 s).
     static let defaultTokenTTL = 600
     static let tokenTTLRange = 60...86_400

@@ -4,6 +4,12 @@ import SQLiteKit
 import WalletCrypto
 
 extension WaasService {
+    static let walletMethods: [String: Method] = [
+        WaasMethod.listWallets.path: method { try await $0.listWallets($1, $2) },
+        WaasMethod.createWallet.path: method { try await $0.createWallet($1, $2) },
+        WaasMethod.useWallet.path: method { try await $0.useWallet($1, $2) },
+    ]
+
     /// Page sizes (OMS-REFERENCE "Our decisions": default 50, at most 100, 0 refused).
     static let defaultPageSize = 50
     static let maxPageSize = 100

@@ -59,16 +59,9 @@ public final class WaasService: WaasRequestHandler {
         }
     }
 
-    static let methods: [String: Method] = [
-        WaasMethod.status.path: method { (service, call, _: Empty) in service.status(call) },
-        WaasMethod.getJWKS.path: method { (service, _, _: Empty) in try await service.getJWKS() },
-        WaasMethod.commitVerifier.path: method { try await $0.commitVerifier($1, $2) },
-        WaasMethod.completeAuth.path: method { try await $0.completeAuth($1, $2) },
-        WaasMethod.listWallets.path: method { try await $0.listWallets($1, $2) },
-        WaasMethod.createWallet.path: method { try await $0.createWallet($1, $2) },
-        WaasMethod.useWallet.path: method { try await $0.useWallet($1, $2) },
-        WaasMethod.getIDToken.path: method { try await $0.getIDToken($1, $2) },
-    ]
+    /// Every method the core serves: one table per feature file, keyed by path.
+    static let methods: [String: Method] = [publicMethods, authMethods, walletMethods, tokenMethods]
+        .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
 
     public func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
         do {
