@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# make bench: runs every benchmark case and prints one table.
+# make bench: builds the C floor with the same libraries, then prints every benchmark table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --show-bin-path)
-"$bin/walletops-bench" "$@"
+out=bench/out
+mkdir -p "$out"
+gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium)
+"$out/crypto_floor" > "$out/crypto_floor.tsv"
+"$bin/walletops-bench" crypto --floor "$out/crypto_floor.tsv"

@@ -1,4 +1,32 @@
 import Foundation
-import WalletCrypto
 
-print("walletops-bench")
+/// walletops-bench: prints figures for `make bench`. Never a timed test.
+///
+///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func readFloor(_ arguments: [String]) -> [String: Double] {
+    guard let index = arguments.firstIndex(of: "--floor"), index + 1 < arguments.count,
+        let text = try? String(contentsOfFile: arguments[index + 1], encoding: .utf8)
+    else { return [:] }
+    var floor: [String: Double] = [:]
+    for line in text.split(separator: "\n") {
+        let parts = line.split(separator: "\t")
+        if parts.count == 2, let value = Double(parts[1]) { floor[String(parts[0])] = value }
+    }
+    return floor
+}
+
+do {
+    switch arguments.first ?? "crypto" {
+    case "crypto":
+        print("## Crypto primitives (median of 7 rounds; same libraries from C in the same run)\n")
+        print(try CryptoBench.run(floor: readFloor(arguments)))
+    default:
+        FileHandle.standardError.write(Data("usage: walletops-bench crypto [--floor FILE]\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("walletops-bench: \(error)\n".utf8))
+    exit(1)
+}

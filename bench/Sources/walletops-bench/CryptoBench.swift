@@ -1,0 +1,77 @@
+import Foundation
+import WalletCrypto
+
+/// `walletops-bench crypto`: the cost of each primitive through our Swift wrappers, beside the same
+/// libraries called from C (`bench/floor/crypto_floor`, run by scripts/bench.sh in the same run).
+enum CryptoBench {
+    struct Case {
+        var name: String
+        var iterations: Int
+        var body: () throws -> Void
+    }
+
+    static func cases() throws -> [Case] {
+        var seed = [UInt8](repeating: 0x11, count: 32)
+        let p256 = try P256.Signing.PrivateKey()
+        let p256Peer = try P256.Signing.PrivateKey().publicKey
+        let p384 = try P384.Signing.PrivateKey()
+        let message = [UInt8](repeating: 0x42, count: 64)
+        let p256Signature = try p256.signature(for: message)
+        let p384Signature = try p384.signature(for: message)
+        let gcm = try AESGCM.Context(key: SecretBytes.random(count: 32))
+        var nonce = [UInt8](repeating: 0, count: 12)
+        let plaintext = [UInt8](repeating: 7, count: 32)
+        var keccakInput = [UInt8](repeating: 0, count: 64)
+        var sink: UInt8 = 0
+        return [
+            Case(name: "secp256k1 public key + Ethereum address", iterations: 20_000) {
+                seed[31] &+= 1
+                if seed[31] == 0 { seed[30] &+= 1 }
+                let key = try Secp256k1.PrivateKey(SecretBytes(seed))
+                sink ^= key.ethereumAddress.bytes[0]
+            },
+            Case(name: "Ed25519 keypair from seed", iterations: 20_000) {
+                seed[0] &+= 1
+                let key = try Ed25519.PrivateKey(seed: SecretBytes(seed))
+                sink ^= key.publicKey.rawRepresentation[0]
+            },
+            Case(name: "keccak-256 of 64 B", iterations: 500_000) {
+                let digest = Keccak256.hash(keccakInput)
+                keccakInput[0] = digest[0]
+            },
+            Case(name: "P-256 ECDSA sign", iterations: 5_000) { sink ^= try p256.signature(for: message)[0] },
+            Case(name: "P-256 ECDSA verify", iterations: 3_000) {
+                if p256.publicKey.isValidSignature(p256Signature, for: message) { sink ^= 1 }
+            },
+            Case(name: "P-256 ECDH", iterations: 3_000) {
+                sink ^= try p256.sharedSecret(with: p256Peer).count == 32 ? 1 : 0
+            },
+            Case(name: "P-384 ECDSA sign", iterations: 300) { sink ^= try p384.signature(for: message)[0] },
+            Case(name: "P-384 ECDSA verify", iterations: 300) {
+                if p384.publicKey.isValidSignature(p384Signature, for: message) { sink ^= 1 }
+            },
+            Case(name: "AES-256-GCM seal of 32 B (reused context)", iterations: 500_000) {
+                nonce[0] &+= 1
+                sink ^= try gcm.seal(plaintext, nonce: nonce)[0]
+            },
+        ]
+    }
+
+    /// Runs every case; `floor` maps a case name to the C figure in microseconds.
+    static func run(floor: [String: Double]) throws -> String {
+        var table = Table(header: ["primitive", "swift us", "C us", "ratio", "goal <= 1.5x"])
+        for item in try cases() {
+            let swift = try Measure.microseconds(iterations: item.iterations, item.body)
+            if let c = floor[item.name] {
+                let ratio = swift / c
+                table.add([
+                    item.name, format(swift, digits: 3), format(c, digits: 3), format(ratio),
+                    ratio <= 1.5 ? "yes" : "NO",
+                ])
+            } else {
+                table.add([item.name, format(swift, digits: 3), "-", "-", "-"])
+            }
+        }
+        return table.render()
+    }
+}
