@@ -17,8 +17,9 @@ final class StepRuntime: Sendable {
     let bucket: TokenBucket?
     let budget: FailureBudget?
     let progress: ProgressBox
-    /// Items a worker gave up on without an outcome (stop, cancel), and whether the input was read to the end.
-    let loose = Mutex<(unfinished: Int, exhausted: Bool)>((0, false))
+    /// Items handed to the feed, items given an outcome, and whether the input was read to the end: the
+    /// step is complete only when every handed item got an outcome and the input ended.
+    let tally = Mutex<(pushed: Int, settled: Int, exhausted: Bool)>((0, 0, false))
 
     init(index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration) {
         self.index = index
@@ -54,10 +55,8 @@ extension Engine {
             unregister(stepIndex: index)
         }
         await flush()
-        let (loose, counts) = (runtime.loose.withLock { $0 }, runtime.progress.withLock { $0 })
-        let complete =
-            loose.exhausted && loose.unfinished == 0 && !isCancelling
-            && (isRunning || counts.done > 0 || loose.exhausted)
+        let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
+        let complete = tally.exhausted && tally.settled == tally.pushed
         let failed = counts.failed > 0
         let status: StepStatus = !complete ? .interrupted : (failed ? .failed : .succeeded)
         runtime.progress.withLock { $0.status = status }
@@ -120,7 +119,7 @@ extension Engine {
                 return
             }
             if batch.isEmpty {
-                runtime.loose.withLock { $0.exhausted = true }
+                runtime.tally.withLock { $0.exhausted = true }
                 return
             }
             var prepared: [PreparedItem] = []
@@ -184,6 +183,7 @@ extension Engine {
                     return
                 }
             }
+            runtime.tally.withLock { $0.pushed += prepared.count }
             if !(await feed.push(prepared)) {
                 // Closed before delivery (a stop): nothing of this batch ran.
                 if runtime.sideEffecting, checkpoint != nil {
@@ -204,14 +204,10 @@ extension Engine {
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
         while let prepared = await feed.take() {
             if let limiter {
-                do { try await limiter.acquire() } catch {
-                    runtime.loose.withLock { $0.unfinished += 1 }
-                    return
-                }
+                do { try await limiter.acquire() } catch { return }
             }
-            let settled = await process(prepared, runtime)
+            _ = await process(prepared, runtime)
             limiter?.release()
-            if !settled { runtime.loose.withLock { $0.unfinished += 1 } }
         }
     }
 
@@ -355,6 +351,7 @@ extension Engine {
         _ item: WorkItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int, errorClass: ErrorClass? = nil,
         message: String? = nil, result: ActionResult? = nil
     ) async {
+        runtime.tally.withLock { $0.settled += 1 }
         let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
             switch state {
             case .succeeded: progress.succeeded += 1

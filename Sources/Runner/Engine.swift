@@ -250,8 +250,15 @@ public final class Engine: Sendable {
     private func tick(started: Duration) async {
         var last = realClock.now()
         var lastDone = progressState.map { _ in 0 }
+        var lastHeartbeat = last
         while !Task.isCancelled {
             do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
+            if realClock.now() - lastHeartbeat > .seconds(5) {
+                // Every write refreshes the lock heartbeat; an empty one keeps quiet periods (long
+                // actions) visible to other hosts.
+                if pending.withLock({ $0.isEmpty }) { await write([]) }
+                lastHeartbeat = realClock.now()
+            }
             await flush()
             let now = realClock.now()
             let seconds = max(1e-9, (now - last).seconds)
