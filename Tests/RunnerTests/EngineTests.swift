@@ -324,3 +324,21 @@ import Testing
 extension RunSummary {
     var done: Int { steps.reduce(0) { $0 + $1.done } }
 }
+
+@Suite struct EngineLifecycleTests {
+    @Test func stopBeforeRunEndsInterruptedAndAnEngineRunsOnce() async throws {
+        let recorder = Recorder()
+        let action = ClosureAction { _, _ in
+            recorder.count("ran")
+            return .empty
+        }
+        let plan = RunPlan(name: "early", steps: [StepPlan(id: "s", items: numberedItems(5), action: action)])
+        let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock()))
+        engine.stop()
+        let summary = try await engine.run()
+        #expect(summary.status == .interrupted)
+        #expect(summary.exitCode == 75)
+        #expect(recorder.snapshot.counts["ran"] == nil)
+        await #expect(throws: PlanError.self) { try await engine.run() }
+    }
+}
