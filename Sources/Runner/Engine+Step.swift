@@ -281,6 +281,7 @@ extension Engine {
                 if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
                 var errorClass: ErrorClass
                 var message: String
+                var timedOut = false
                 switch error {
                 case let actionError as ActionError:
                     if let reason = actionError.rejectReason {
@@ -291,6 +292,7 @@ extension Engine {
                     errorClass = actionError.errorClass
                     message = actionError.message
                 case is AttemptTimeout:
+                    timedOut = true
                     errorClass = runtime.sideEffecting ? .inDoubt : .retryable
                     message = "attempt \(attempts) timed out after \(step.timeout ?? .zero)"
                 default:
@@ -313,11 +315,11 @@ extension Engine {
                         case .abandoned:
                             return false
                         }
-                    } else {
-                        errorClass = .retryable
                     }
                 }
-                if step.retry.retryOn.contains(errorClass) && tries < step.retry.maxAttempts {
+                // A probe that said "not done" made the attempt retryable; timeouts follow their own switch.
+                let retryable = timedOut ? step.retry.retryTimeouts : step.retry.retryOn.contains(errorClass)
+                if retryable && tries < step.retry.maxAttempts {
                     if !isRunning { return false }
                     let delay = step.retry.backoff(afterAttempt: tries, key: item.key)
                     do { try await clock.sleep(until: clock.now() + delay) } catch { return false }

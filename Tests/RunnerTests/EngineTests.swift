@@ -342,3 +342,47 @@ extension RunSummary {
         await #expect(throws: PlanError.self) { try await engine.run() }
     }
 }
+
+@Suite struct RetryPolicyTests {
+    @Test func jitterModesStayWithinTheirRanges() {
+        for attempt in 1...6 {
+            for key in ["a", "b", "c", "d"] {
+                let full = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(10), jitter: .full)
+                let equal = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(10), jitter: .equal)
+                let none = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(10), jitter: .none)
+                let cap = min(10, Double(1 << (attempt - 1)))
+                #expect(none.backoff(afterAttempt: attempt, key: key) == .seconds(cap))
+                let f = full.backoff(afterAttempt: attempt, key: key).seconds
+                #expect(f >= 0 && f <= cap)
+                let e = equal.backoff(afterAttempt: attempt, key: key).seconds
+                #expect(e >= cap / 2 && e <= cap)
+            }
+        }
+    }
+
+    @Test func timeoutsRetryOnlyWhenAllowed() async throws {
+        for retryTimeouts in [true, false] {
+            let clock = ManualClock()
+            let attempts = Recorder()
+            let action = ClosureAction { item, _ in
+                if attempts.count("n") == 1 { try await Task.sleep(for: .seconds(3600)) }
+                return .empty
+            }
+            let plan = RunPlan(
+                name: "t",
+                steps: [
+                    StepPlan(
+                        id: "s", action: action,
+                        retry: RetryPolicy(maxAttempts: 2, initialBackoff: .zero, retryTimeouts: retryTimeouts),
+                        timeout: .seconds(1))
+                ])
+            let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: clock))
+            let run = Task { try await engine.run() }
+            try await waitUntil { clock.sleeperCount == 1 }
+            clock.advance(by: .seconds(1))
+            let summary = try await run.value
+            #expect(summary.succeeded == (retryTimeouts ? 1 : 0))
+            #expect(attempts.snapshot.counts["n"] == (retryTimeouts ? 2 : 1))
+        }
+    }
+}
