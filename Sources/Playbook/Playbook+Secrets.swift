@@ -39,7 +39,7 @@ extension Playbook {
                 }
                 if let data = FileManager.default.contents(atPath: path), var text = String(data: data, encoding: .utf8)
                 {
-                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                    while text.last?.isNewline == true { text.removeLast() }
                     out[declaration.name] = SecretValue(text)
                 } else if declaration.required {
                     problems.append("secret '\(declaration.name)': cannot read file \(path)")

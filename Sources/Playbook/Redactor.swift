@@ -1,12 +1,10 @@
 /// Replaces every occurrence of a secret value in text with `***`, for logs, errors and reports.
 ///
 /// Longer secrets are replaced first so a secret that contains another is hidden whole. Empty values
-/// are ignored. Values shorter than ``minimumLength`` are still redacted (a short secret is still secret).
+/// are ignored; every other value is redacted, however short (a short secret is still a secret).
 public struct Redactor: Sendable {
     /// The replacement text.
     public static let mask = "***"
-    /// Kept for documentation: every non-empty value is redacted.
-    public static let minimumLength = 1
 
     private let values: [String]
 
