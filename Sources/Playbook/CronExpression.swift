@@ -33,7 +33,9 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
         "@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
         "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *",
     ]
-    private static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let monthNames = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
     private static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
     /// Parses an expression.

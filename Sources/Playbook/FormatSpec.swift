@@ -77,7 +77,8 @@ public struct FormatSpec: Sendable, Hashable, CustomStringConvertible {
                     "format '\(source)' has a bad conversion; use one of %d %i %x %X %o %s %f", offset: start)
             }
             guard width <= 256, (precision ?? 0) <= 64 else {
-                throw TemplateSyntaxError("format '\(source)' has a width or precision that is too large", offset: start)
+                throw TemplateSyntaxError(
+                    "format '\(source)' has a width or precision that is too large", offset: start)
             }
             spec = (left, zero, plus, space, width, precision, chars[i])
             i += 1

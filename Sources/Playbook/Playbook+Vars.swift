@@ -18,7 +18,8 @@ extension Playbook {
             let text = String(assignment[assignment.index(after: equals)...])
             if secrets[name] != nil {
                 problems.append(
-                    "'\(name)' is a secret; secrets are read from the environment or a file, never from the command line")
+                    "'\(name)' is a secret; secrets are read from the environment or a file, never from the command line"
+                )
                 continue
             }
             guard let declaration = vars[name] else {

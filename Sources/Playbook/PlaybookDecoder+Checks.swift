@@ -60,7 +60,9 @@ extension PlaybookDecoder {
         }
         guard let value = DurationText.parse(text) else {
             sink.error(
-                node.location, "bad duration '\(text)' for '\(what)'; write a number and a unit (ms, s, m, h, d), such as 30s or 1h30m")
+                node.location,
+                "bad duration '\(text)' for '\(what)'; write a number and a unit (ms, s, m, h, d), such as 30s or 1h30m"
+            )
             return nil
         }
         return value
@@ -224,8 +226,8 @@ extension PlaybookDecoder {
         }
         for id in ids where marks[id] == nil { visit(id) }
         for cycle in cycles {
-            // `needs` points backwards, so print the cycle in execution order: a -> b means b needs a.
-            let path = cycle.reversed()
+            // Printed along `needs`: in `a -> b -> a`, a needs b and b needs a.
+            let path = cycle
             sink.error(
                 node(of: path.first!)?["needs"]?.location ?? node(of: path.first!)?.location ?? root.location,
                 "dependency cycle: " + path.joined(separator: " -> "))

@@ -38,6 +38,8 @@ struct PlaybookDecoder {
     var varNames: Set<String> = []
     var secretNames: Set<String> = []
     var inputs: [String: InputDeclaration] = [:]
+    /// Input names declared, valid or not, so a broken input is not reported again at `for_each`.
+    var declaredInputs: Set<String> = []
 
     // MARK: - Top level
 
@@ -58,7 +60,8 @@ struct PlaybookDecoder {
         }
         inputs = root["inputs"].map { decodeInputs($0) } ?? [:]
         let concurrency = root["concurrency"].flatMap { int($0, "concurrency", minimum: 1) }
-        let defaults = root["defaults"].map { decodeSettings($0, what: "defaults", allowExtra: false) } ?? StepSettings()
+        let defaults =
+            root["defaults"].map { decodeSettings($0, what: "defaults", allowExtra: false) } ?? StepSettings()
         var schedule: CronExpression?
         if let node = root["schedule"], let text = string(node, "schedule") {
             do {
@@ -225,7 +228,8 @@ struct PlaybookDecoder {
             }
             let required = pair.value["required"].flatMap { bool($0, "required") } ?? true
             if let source {
-                out[name] = SecretDeclaration(name: name, source: source, required: required, location: pair.key.location)
+                out[name] = SecretDeclaration(
+                    name: name, source: source, required: required, location: pair.key.location)
             }
         }
         return out
@@ -240,9 +244,11 @@ struct PlaybookDecoder {
             let what = "input '\(name)'"
             guard let fields = mapping(pair.value, what) else { continue }
             let present = kinds.filter { pair.value[$0] != nil }
+            declaredInputs.insert(name)
             guard present.count == 1 else {
                 sink.error(
-                    present.count > 1 ? pair.value[present[1]]!.location : pair.value.location,
+                    present.count > 1
+                        ? fields.first { $0.key.scalar == present[1] }!.key.location : pair.value.location,
                     present.isEmpty
                         ? "\(what) needs one of 'csv', 'jsonl' or 'dir'"
                         : "\(what) takes one of 'csv', 'jsonl' or 'dir', not both '\(present[0])' and '\(present[1])'")
@@ -323,7 +329,8 @@ struct PlaybookDecoder {
             if Self.isIdentifier(text, dash: true) {
                 id = text
             } else {
-                sink.error(idNode.location, "step id '\(text)' must be letters, digits, '_' and '-', starting with a letter")
+                sink.error(
+                    idNode.location, "step id '\(text)' must be letters, digits, '_' and '-', starting with a letter")
             }
         }
         let action = node["action"].flatMap { string($0, "action", nonEmpty: true) }
@@ -344,7 +351,7 @@ struct PlaybookDecoder {
                 forEach = .input(text)
                 scope.itemFields = input.knownFields
                 scope.itemInput = text
-            } else {
+            } else if !declaredInputs.contains(text) {
                 sink.error(
                     f.location,
                     "unknown input '\(text)' in for_each" + Suggestion.didYouMean(text, in: inputs.keys.sorted()),
@@ -414,7 +421,11 @@ struct PlaybookDecoder {
         var settings = StepSettings()
         settings.concurrency = node["concurrency"].flatMap { int($0, "concurrency", minimum: 1) }
         if let r = node["rate_limit"], let value = number(r, "rate_limit") {
-            if value > 0 { settings.rateLimit = value } else { sink.error(r.location, "'rate_limit' must be greater than 0") }
+            if value > 0 {
+                settings.rateLimit = value
+            } else {
+                sink.error(r.location, "'rate_limit' must be greater than 0")
+            }
         }
         settings.retry = node["retry"].flatMap { decodeRetry($0) }
         if let t = node["timeout"], let d = duration(t, "timeout") {
@@ -443,7 +454,11 @@ struct PlaybookDecoder {
             if let i = b["initial"], let d = duration(i, "initial") { policy.backoff.initial = d }
             if let m = b["max"], let d = duration(m, "max") { policy.backoff.max = d }
             if let m = b["multiplier"], let x = number(m, "multiplier") {
-                if x >= 1 { policy.backoff.multiplier = x } else { sink.error(m.location, "'multiplier' must be at least 1") }
+                if x >= 1 {
+                    policy.backoff.multiplier = x
+                } else {
+                    sink.error(m.location, "'multiplier' must be at least 1")
+                }
             }
             if policy.backoff.max < policy.backoff.initial {
                 sink.error(b.location, "backoff 'max' is smaller than 'initial'")

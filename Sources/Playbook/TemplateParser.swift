@@ -313,7 +313,8 @@ private struct ExpressionParser {
                     switch token {
                     case .string(let key): path.append(key)
                     case .number(.int(let index)): path.append(String(index))
-                    default: throw TemplateSyntaxError("expected a quoted name or an index in '[ ]'", offset: tokenStart)
+                    default:
+                        throw TemplateSyntaxError("expected a quoted name or an index in '[ ]'", offset: tokenStart)
                     }
                     try advance()
                     guard token == .symbol("]") else { throw TemplateSyntaxError("expected ']'", offset: tokenStart) }

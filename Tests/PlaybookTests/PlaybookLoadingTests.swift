@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import Playbook
 
@@ -38,7 +38,9 @@ import TestSupport
         #expect(path.source == "${{ vars.data_dir }}/keys.csv")
         #expect(columns == ["id", "address", "key"])
         #expect(header && delimiter == ",")
-        #expect(p.inputs["receipts"]?.source == .directory(path: try Template(parsing: "${{ vars.data_dir }}/receipts"), glob: "*.json"))
+        #expect(
+            p.inputs["receipts"]?.source
+                == .directory(path: try Template(parsing: "${{ vars.data_dir }}/receipts"), glob: "*.json"))
         #expect(p.defaults.timeout == .seconds(30))
         #expect(p.defaults.retry?.attempts == 5)
         #expect(p.defaults.retry?.backoff == .init(initial: .milliseconds(500), max: .seconds(20), multiplier: 3))
@@ -114,18 +116,20 @@ import TestSupport
     @Test func knownActionsAreChecked() {
         let text = "name: x\nsteps:\n  - id: a\n    action: wallet.craete\n"
         let result = Playbook.validate(text, file: "x.yaml", options: .init(knownActions: ["wallet.create"]))
-        #expect(result.diagnostics.map(\.description) == [
-            "x.yaml:4:13: error: unknown action 'wallet.craete'; did you mean 'wallet.create'?"
-        ])
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "x.yaml:4:13: error: unknown action 'wallet.craete'; did you mean 'wallet.create'?"
+            ])
     }
 
     @Test func renderedDiagnosticShowsLineAndCaret() {
         let text = "name: x\nsteps:\n  - id: a\n    action: b\n    nedds: [c]\n"
         let result = Playbook.validate(text, file: "x.yaml")
-        #expect(result.rendered == """
-            x.yaml:5:5: error: unknown key 'nedds' in step 'a'; did you mean 'needs'?
-                nedds: [c]
-                ^
-            """)
+        #expect(
+            result.rendered == """
+                x.yaml:5:5: error: unknown key 'nedds' in step 'a'; did you mean 'needs'?
+                    nedds: [c]
+                    ^
+                """)
     }
 }

@@ -79,7 +79,8 @@ public final class JSONLReader {
             }
             pending += chunk[start...]
             if pending.count > Self.maxLineBytes {
-                throw InputError(file: chunks.name, line: line + 1, message: "line longer than \(Self.maxLineBytes) bytes")
+                throw InputError(
+                    file: chunks.name, line: line + 1, message: "line longer than \(Self.maxLineBytes) bytes")
             }
         }
     }
