@@ -28,8 +28,20 @@ final class ByteChunks {
 
     deinit { try? handle?.close() }
 
-    /// The next chunk, or `nil` at the end.
+    private var started = false
+
+    /// The next chunk, or `nil` at the end; a UTF-8 byte order mark at the start of the file is dropped.
     func next() throws(InputError) -> [UInt8]? {
+        guard !started else { return try read() }
+        started = true
+        // Gather at least three bytes so a BOM split across reads is still seen.
+        var first: [UInt8] = []
+        while first.count < 3, let more = try read() { first += more }
+        if first.starts(with: [0xEF, 0xBB, 0xBF]) { first.removeFirst(3) }
+        return first.isEmpty ? try read() : first
+    }
+
+    private func read() throws(InputError) -> [UInt8]? {
         if let handle {
             do {
                 guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }

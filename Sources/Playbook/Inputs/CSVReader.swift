@@ -42,7 +42,6 @@ public final class CSVReader {
     private var recordHasContent = false
     private var skipLF = false
     private var previousByte: UInt8 = 0
-    private var atStart = true
     private var line = 1
     private var recordLine = 1
 
@@ -116,10 +115,6 @@ public final class CSVReader {
 
     private func consume(_ chunk: [UInt8]) throws(InputError) {
         var index = 0
-        if atStart {
-            atStart = false
-            if chunk.count >= 3, chunk[0] == 0xEF, chunk[1] == 0xBB, chunk[2] == 0xBF { index = 3 }
-        }
         let quote = UInt8(ascii: "\"")
         let cr = UInt8(ascii: "\r")
         let lf = UInt8(ascii: "\n")

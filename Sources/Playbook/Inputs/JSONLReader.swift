@@ -17,7 +17,6 @@ public final class JSONLReader {
     private var lineIndex = 0
     private var line = 0
     private var finished = false
-    private var atStart = true
     /// The longest line accepted, so a file without newlines cannot exhaust memory.
     public static let maxLineBytes = 16 << 20
 
@@ -56,7 +55,7 @@ public final class JSONLReader {
             lines.removeAll(keepingCapacity: true)
             lineIndex = 0
             if finished { return nil }
-            guard var chunk = try chunks.next() else {
+            guard let chunk = try chunks.next() else {
                 finished = true
                 if !pending.isEmpty {
                     line += 1
@@ -64,10 +63,6 @@ public final class JSONLReader {
                     pending = []
                 }
                 continue
-            }
-            if atStart {
-                atStart = false
-                if chunk.starts(with: [0xEF, 0xBB, 0xBF]) { chunk.removeFirst(3) }
             }
             var start = 0
             for (i, byte) in chunk.enumerated() where byte == UInt8(ascii: "\n") {
