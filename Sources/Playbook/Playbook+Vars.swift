@@ -9,6 +9,7 @@ extension Playbook {
     public func resolveVars(_ assignments: [String]) throws(VarError) -> [String: TemplateValue] {
         var problems: [String] = []
         var values: [String: TemplateValue] = [:]
+        var given = Set<String>()  // set on the command line, even if invalid (reported once)
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else {
                 problems.append("--var '\(assignment)': expected name=value")
@@ -28,11 +29,13 @@ extension Playbook {
             }
             do {
                 values[name] = try declaration.coerce(text)
+                given.insert(name)
             } catch {
                 problems += error.problems
+                given.insert(name)
             }
         }
-        for declaration in vars.values.sorted(by: { $0.name < $1.name }) where values[declaration.name] == nil {
+        for declaration in vars.values.sorted(by: { $0.name < $1.name }) where !given.contains(declaration.name) {
             if let value = declaration.defaultValue {
                 values[declaration.name] = value
             } else if declaration.required {

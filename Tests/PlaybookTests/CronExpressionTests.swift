@@ -52,7 +52,10 @@ import Testing
 
     @Test func syntaxErrorsNameTheFieldAndOffset() {
         let cases: [(String, String, Int)] = [
-            ("0 3 * *", "cron expression '0 3 * *' has 4 fields; expected 5 (minute hour day-of-month month day-of-week)", 0),
+            (
+                "0 3 * *",
+                "cron expression '0 3 * *' has 4 fields; expected 5 (minute hour day-of-month month day-of-week)", 0
+            ),
             ("60 * * * *", "bad cron minute field '60': 60 is out of range 0-59", 0),
             ("0 0 0 * *", "bad cron day-of-month field '0': 0 is out of range 1-31", 4),
             ("*/0 * * * *", "bad cron minute field '*/0': step '0' must be a positive number", 0),

@@ -46,7 +46,8 @@ import Testing
     }
 
     @Test func keepsTypesForASingleExpression() throws {
-        #expect(try Template(parsing: "${{ vars.tags }}").evaluate(in: Self.context) == .list([.string("a"), .string("b")]))
+        #expect(
+            try Template(parsing: "${{ vars.tags }}").evaluate(in: Self.context) == .list([.string("a"), .string("b")]))
         #expect(try Template(parsing: "${{ vars.count }}").evaluate(in: Self.context) == .int(7))
         #expect(try Template(parsing: "n=${{ vars.count }}").evaluate(in: Self.context) == .string("n=7"))
     }
