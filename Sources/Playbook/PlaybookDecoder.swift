@@ -432,7 +432,7 @@ struct PlaybookDecoder {
             if d > .zero { settings.timeout = d } else { sink.error(t.location, "'timeout' must be greater than 0") }
         }
         if let m = node["max_failures"] {
-            if let text = m.scalar, !m.isNull, m.mapping == nil, let budget = FailureBudget(text: text) {
+            if let text = m.scalar, !m.isNull, m.mapping == nil, let budget = MaxFailures(text: text) {
                 settings.maxFailures = budget
             } else {
                 let shown = m.scalar.map { "'\($0)'" } ?? m.typeName
@@ -444,10 +444,10 @@ struct PlaybookDecoder {
         return settings
     }
 
-    mutating func decodeRetry(_ node: YAMLNode) -> RetryPolicy? {
+    mutating func decodeRetry(_ node: YAMLNode) -> RetrySettings? {
         guard let pairs = mapping(node, "retry") else { return nil }
         checkKeys(pairs, allowed: ["attempts", "backoff", "jitter", "on"], in: "retry")
-        var policy = RetryPolicy(attempts: 3)
+        var policy = RetrySettings(attempts: 3)
         if let a = node["attempts"], let n = int(a, "attempts", minimum: 1) { policy.attempts = n }
         if let b = node["backoff"], let fields = mapping(b, "backoff") {
             checkKeys(fields, allowed: ["initial", "max", "multiplier"], in: "backoff")
@@ -465,10 +465,10 @@ struct PlaybookDecoder {
             }
         }
         if let j = node["jitter"], let text = string(j, "jitter") {
-            if let jitter = RetryPolicy.Jitter(rawValue: text) {
+            if let jitter = RetrySettings.Jitter(rawValue: text) {
                 policy.jitter = jitter
             } else {
-                let names = RetryPolicy.Jitter.allCases.map(\.rawValue)
+                let names = RetrySettings.Jitter.allCases.map(\.rawValue)
                 sink.error(
                     j.location,
                     "unknown jitter '\(text)'; use one of \(names.joined(separator: ", "))"
@@ -476,11 +476,11 @@ struct PlaybookDecoder {
             }
         }
         if let o = node["on"], let items = sequence(o, "on") {
-            var on = Set<RetryPolicy.Condition>()
-            let names = RetryPolicy.Condition.allCases.map(\.rawValue)
+            var on = Set<RetrySettings.Condition>()
+            let names = RetrySettings.Condition.allCases.map(\.rawValue)
             for item in items {
                 guard let text = string(item, "on") else { continue }
-                if let c = RetryPolicy.Condition(rawValue: text) {
+                if let c = RetrySettings.Condition(rawValue: text) {
                     on.insert(c)
                 } else {
                     sink.error(

@@ -5,16 +5,16 @@ public struct StepSettings: Sendable, Hashable {
     /// At most this many item attempts started per second.
     public var rateLimit: Double?
     /// Retry policy for a failed attempt.
-    public var retry: RetryPolicy?
+    public var retry: RetrySettings?
     /// Limit on one attempt.
     public var timeout: Duration?
     /// Failed items tolerated before the step stops.
-    public var maxFailures: FailureBudget?
+    public var maxFailures: MaxFailures?
 
     /// Creates settings.
     public init(
-        concurrency: Int? = nil, rateLimit: Double? = nil, retry: RetryPolicy? = nil, timeout: Duration? = nil,
-        maxFailures: FailureBudget? = nil
+        concurrency: Int? = nil, rateLimit: Double? = nil, retry: RetrySettings? = nil, timeout: Duration? = nil,
+        maxFailures: MaxFailures? = nil
     ) {
         self.concurrency = concurrency
         self.rateLimit = rateLimit
@@ -38,10 +38,10 @@ public struct EffectiveStepSettings: Sendable, Hashable {
     public var concurrency: Int
     /// Attempts started per second; `nil` means unlimited.
     public var rateLimit: Double?
-    /// Retry policy (`RetryPolicy.none` when not set).
-    public var retry: RetryPolicy
+    /// Retry policy (`RetrySettings.none` when not set).
+    public var retry: RetrySettings
     /// Per-attempt limit; `nil` means none.
     public var timeout: Duration?
     /// Failure budget (`count(0)` when not set: the first failed item fails the step).
-    public var maxFailures: FailureBudget
+    public var maxFailures: MaxFailures
 }

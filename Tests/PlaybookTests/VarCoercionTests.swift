@@ -80,17 +80,17 @@ import Testing
         for bad in ["", "30", "s", "5 m", "1x", "-1s"] { #expect(DurationText.parse(bad) == nil, "\(bad)") }
         #expect(DurationText.format(.seconds(5400)) == "1h30m")
         #expect(DurationText.format(.milliseconds(1250)) == "1s250ms")
-        #expect(FailureBudget(text: "5%") == .percent(5))
-        #expect(FailureBudget(text: "10") == .count(10))
-        for bad in ["101%", "-1", "x", "%", "1.5"] { #expect(FailureBudget(text: bad) == nil, "\(bad)") }
-        #expect(FailureBudget.percent(5).allows(failures: 5, total: 100))
-        #expect(!FailureBudget.percent(5).allows(failures: 6, total: 100))
-        #expect(FailureBudget.count(0).allows(failures: 0, total: 9))
-        #expect(!FailureBudget.count(0).allows(failures: 1, total: 9))
+        #expect(MaxFailures(text: "5%") == .percent(5))
+        #expect(MaxFailures(text: "10") == .count(10))
+        for bad in ["101%", "-1", "x", "%", "1.5"] { #expect(MaxFailures(text: bad) == nil, "\(bad)") }
+        #expect(MaxFailures.percent(5).allows(failures: 5, total: 100))
+        #expect(!MaxFailures.percent(5).allows(failures: 6, total: 100))
+        #expect(MaxFailures.count(0).allows(failures: 0, total: 9))
+        #expect(!MaxFailures.count(0).allows(failures: 1, total: 9))
     }
 
     @Test func backoffDelays() {
-        let backoff = RetryPolicy.Backoff(initial: .milliseconds(500), max: .seconds(3), multiplier: 2)
+        let backoff = RetrySettings.Backoff(initial: .milliseconds(500), max: .seconds(3), multiplier: 2)
         #expect(
             (1...6).map(backoff.delay(beforeAttempt:)) == [
                 .zero, .milliseconds(500), .seconds(1), .seconds(2), .seconds(3), .seconds(3),

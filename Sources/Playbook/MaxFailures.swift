@@ -1,5 +1,5 @@
 /// How many items of a step may fail before the step is stopped (`max_failures`).
-public enum FailureBudget: Sendable, Hashable, CustomStringConvertible {
+public enum MaxFailures: Sendable, Hashable, CustomStringConvertible {
     /// At most this many failed items.
     case count(Int)
     /// At most this percentage (0...100) of the step's items.

@@ -1,5 +1,5 @@
 /// How a step retries a failed item attempt (`retry:`).
-public struct RetryPolicy: Sendable, Hashable {
+public struct RetrySettings: Sendable, Hashable {
     /// Exponential backoff between attempts.
     public struct Backoff: Sendable, Hashable {
         /// The delay before the second attempt.
@@ -66,5 +66,5 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// No retries.
-    public static let none = RetryPolicy()
+    public static let none = RetrySettings()
 }
