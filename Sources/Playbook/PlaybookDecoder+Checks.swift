@@ -152,6 +152,7 @@ extension PlaybookDecoder {
             }
         case "item":
             guard scope.allowsItem else {
+                if scope.what == "for_each" { return "'item' cannot be used in for_each, which produces the items" }
                 return scope.step == nil
                     ? "'item' cannot be used in \(scope.what)" : "'item' is only set in a step with 'for_each'"
             }

@@ -266,10 +266,11 @@ struct PlaybookDecoder {
                 }
                 var delimiter: Character = ","
                 if let d = pair.value["delimiter"], let text = string(d, "delimiter") {
-                    if text.count == 1, text != "\"", text != "\n" {
+                    if text.count == 1, text.first!.isASCII, text != "\"", text != "\n", text != "\r" {
                         delimiter = text.first!
                     } else {
-                        sink.error(d.location, "'delimiter' must be one character other than a quote or newline")
+                        sink.error(
+                            d.location, "'delimiter' must be one ASCII character other than a quote or a line break")
                     }
                 }
                 if let path = template(pair.value["csv"]!, scope) {
