@@ -49,6 +49,18 @@ public struct Step: Sendable, Hashable, Identifiable {
         return try when.evaluate(in: context).isTruthy
     }
 
+    /// For a `for_each` template: its list (an error if it is not a list). Secrets are not available.
+    public func forEachList(in context: TemplateContext) throws(TemplateEvaluationError) -> [TemplateValue]? {
+        guard case .template(let template) = forEach else { return nil }
+        var context = context
+        context.allowsSecrets = false
+        let value = try template.evaluate(in: context)
+        guard case .list(let items) = value else {
+            throw TemplateEvaluationError("for_each of step '\(id)' must yield a list, got '\(value.description)'")
+        }
+        return items
+    }
+
     /// Renders `with` for one attempt; secrets are available (the only place they are).
     public func parameters(in context: TemplateContext) throws(TemplateEvaluationError) -> [String: TemplateValue] {
         var context = context

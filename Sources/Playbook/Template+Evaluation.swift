@@ -66,10 +66,20 @@ extension TemplateExpression {
         }
     }
 
+    /// Numbers compare as numbers (also against numeric text such as a CSV field); the rest as text.
     private static func same(_ a: TemplateValue, _ b: TemplateValue) -> Bool {
+        func number(_ v: TemplateValue) -> Double? {
+            switch v {
+            case .int(let i): return Double(i)
+            case .double(let d): return d
+            case .string(let s): return Double(s)
+            default: return nil
+            }
+        }
         switch (a, b) {
-        case (.int(let x), .double(let y)): return Double(x) == y
-        case (.double(let x), .int(let y)): return x == Double(y)
+        case (.int, _), (.double, _), (_, .int), (_, .double):
+            if let x = number(a), let y = number(b) { return x == y }
+            return a.description == b.description && (a == .null) == (b == .null)
         case (.list, _), (.object, _), (_, .list), (_, .object): return a == b
         default: return a.description == b.description && (a == .null) == (b == .null)
         }
