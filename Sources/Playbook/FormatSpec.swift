@@ -142,7 +142,7 @@ public struct FormatSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     private func mismatch(_ value: TemplateValue, _ expected: String) -> TemplateEvaluationError {
-        TemplateEvaluationError("format '\(source)' needs \(expected), got '\(value.description)'")
+        TemplateEvaluationError("format '\(source)' needs \(expected), got \(value.kindName)")
     }
 
     private static func int(_ value: TemplateValue) -> Int? {

@@ -39,6 +39,12 @@ extension Playbook {
     public static func validate(_ text: String, file: String, options: ValidationOptions = .init())
         -> ValidationResult
     {
+        validate(text, file: file, options: options, hash: PlaybookHash(of: Array(text.utf8)))
+    }
+
+    static func validate(_ text: String, file: String, options: ValidationOptions, hash: PlaybookHash)
+        -> ValidationResult
+    {
         let loaded = YAMLLoader(maxExpandedNodes: options.maxExpandedNodes).load(text, file: file)
         var diagnostics = loaded.diagnostics
         guard let root = loaded.root else {
@@ -52,7 +58,7 @@ extension Playbook {
             return ValidationResult(playbook: nil, diagnostics: diagnostics, source: text)
         }
         var decoder = PlaybookDecoder(file: file, options: options)
-        let playbook = decoder.decode(root, hash: PlaybookHash(of: Array(text.utf8)))
+        let playbook = decoder.decode(root, hash: hash)
         decoder.sink.append(diagnostics)
         diagnostics = decoder.sink.sorted
         let valid = diagnostics.contains { $0.severity == .error } ? nil : playbook
@@ -92,6 +98,11 @@ extension Playbook {
                 Diagnostic(file: name, line: 1, column: 1, message: "the playbook file is not UTF-8 text")
             ])
         }
-        return try parse(text, file: name, options: options)
+        // Hash the bytes as stored, so the fingerprint does not depend on text decoding.
+        let result = validate(text, file: name, options: options, hash: PlaybookHash(of: data))
+        guard let playbook = result.playbook else {
+            throw PlaybookError(diagnostics: result.diagnostics, source: text)
+        }
+        return playbook
     }
 }

@@ -56,7 +56,7 @@ public struct Step: Sendable, Hashable, Identifiable {
         context.allowsSecrets = false
         let value = try template.evaluate(in: context)
         guard case .list(let items) = value else {
-            throw TemplateEvaluationError("for_each of step '\(id)' must yield a list, got '\(value.description)'")
+            throw TemplateEvaluationError("for_each of step '\(id)' must yield a list, got \(value.kindName)")
         }
         return items
     }

@@ -96,7 +96,7 @@ extension TemplateExpression {
         case .format(let spec): return .string(try spec.apply(to: v))
         case .join(let separator):
             guard case .list(let items) = v else {
-                throw TemplateEvaluationError("filter 'join' needs a list, got '\(v.description)'")
+                throw TemplateEvaluationError("filter 'join' needs a list, got \(v.kindName)")
             }
             return .string(items.map(\.description).joined(separator: separator))
         }

@@ -37,6 +37,19 @@ public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// "a string", "a list", ... for error messages, which never quote a value (it may be a secret).
+    public var kindName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int: return "an integer"
+        case .double: return "a number"
+        case .string: return "text"
+        case .list: return "a list"
+        case .object: return "an object"
+        }
+    }
+
     /// Whether a `when` condition holding this value runs the step: `null`, `false`, `0`, `""`,
     /// `"false"`, `"0"` and empty lists and objects are false; everything else is true.
     public var isTruthy: Bool {

@@ -55,7 +55,7 @@ import Testing
     @Test func forEachTemplateMustYieldAList() throws {
         let step = Step(id: "s", action: "x", forEach: .template(try Template(parsing: "${{ vars.v }}")))
         #expect(try step.forEachList(in: TemplateContext(vars: ["v": .list([.int(1)])])) == [.int(1)])
-        #expect(throws: TemplateEvaluationError("for_each of step 's' must yield a list, got 'x'")) {
+        #expect(throws: TemplateEvaluationError("for_each of step 's' must yield a list, got text")) {
             try step.forEachList(in: TemplateContext(vars: ["v": .string("x")]))
         }
     }

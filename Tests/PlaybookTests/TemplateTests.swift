@@ -75,6 +75,14 @@ import Testing
         }
     }
 
+    @Test func evaluationErrorsNeverQuoteAValue() throws {
+        let error = #expect(throws: TemplateEvaluationError.self) {
+            try Self.render("${{ secrets.token | format('%d') }}", secrets: true)
+        }
+        #expect(error?.message == "format '%d' needs an integer, got text")
+        #expect(error?.message.contains("s3cr3t") == false)
+    }
+
     @Test func evaluationErrorsNameThePath() {
         #expect(throws: TemplateEvaluationError("vars.nope is not set")) { try Self.render("${{ vars.nope }}") }
         #expect(throws: TemplateEvaluationError("environment variable NOPE is not set")) {
@@ -84,10 +92,10 @@ import Testing
             try Self.render("${{ steps.create.outputs.x }}")
         }
         #expect(throws: TemplateEvaluationError("item.zip: no field 'zip'")) { try Self.render("${{ item.zip }}") }
-        #expect(throws: TemplateEvaluationError("format '%d' needs an integer, got 'Alice'")) {
+        #expect(throws: TemplateEvaluationError("format '%d' needs an integer, got text")) {
             try Self.render("${{ vars.name | format('%d') }}")
         }
-        #expect(throws: TemplateEvaluationError("filter 'join' needs a list, got 'Alice'")) {
+        #expect(throws: TemplateEvaluationError("filter 'join' needs a list, got text")) {
             try Self.render("${{ vars.name | join(',') }}")
         }
     }
