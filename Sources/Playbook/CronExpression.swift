@@ -166,7 +166,7 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `date` (to the minute) is a fire time.
     public func matches(_ date: Date) -> Bool {
-        let minute = Self.floorDiv(Int((date.timeIntervalSince1970 / 60).rounded(.down)), 1)
+        let minute = Int((date.timeIntervalSince1970 / 60).rounded(.down))
         let day = Self.floorDiv(minute, 1440)
         let minuteOfDay = minute - day * 1440
         let (_, month, dayOfMonth) = Self.civil(fromDays: day)

@@ -10,7 +10,9 @@ public struct YAMLNode: Sendable, Equatable {
 
     /// One key/value pair of a mapping.
     public struct Pair: Sendable, Equatable {
+        /// The key node (always a scalar in a valid document).
         public var key: YAMLNode
+        /// The value node.
         public var value: YAMLNode
     }
 
