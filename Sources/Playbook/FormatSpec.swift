@@ -59,7 +59,7 @@ public struct FormatSpec: Sendable, Hashable, CustomStringConvertible {
             }
             var width = 0
             while i < chars.count, let d = chars[i].wholeNumberValue, chars[i].isASCII {
-                width = width * 10 + d
+                width = min(width * 10 + d, 10_000)
                 i += 1
             }
             var precision: Int?
@@ -67,7 +67,7 @@ public struct FormatSpec: Sendable, Hashable, CustomStringConvertible {
                 i += 1
                 var p = 0
                 while i < chars.count, let d = chars[i].wholeNumberValue, chars[i].isASCII {
-                    p = p * 10 + d
+                    p = min(p * 10 + d, 10_000)
                     i += 1
                 }
                 precision = p

@@ -61,7 +61,8 @@ struct PlaybookDecoder {
         inputs = root["inputs"].map { decodeInputs($0) } ?? [:]
         let concurrency = root["concurrency"].flatMap { int($0, "concurrency", minimum: 1) }
         let defaults =
-            root["defaults"].map { decodeSettings($0, what: "defaults", allowExtra: false) } ?? StepSettings()
+            root["defaults"].flatMap { $0.isNull ? nil : decodeSettings($0, what: "defaults", allowExtra: false) }
+            ?? StepSettings()
         var schedule: CronExpression?
         if let node = root["schedule"], let text = string(node, "schedule") {
             do {
@@ -120,6 +121,7 @@ struct PlaybookDecoder {
     }
 
     mutating func decodeVars(_ node: YAMLNode) -> [String: VarDeclaration] {
+        if node.isNull { return [:] }  // `vars:` with nothing under it
         guard let pairs = mapping(node, "vars") else { return [:] }
         var out: [String: VarDeclaration] = [:]
         for pair in pairs {
@@ -189,6 +191,7 @@ struct PlaybookDecoder {
     }
 
     mutating func decodeSecrets(_ node: YAMLNode) -> [String: SecretDeclaration] {
+        if node.isNull { return [:] }  // `secrets:` with nothing under it
         guard let pairs = mapping(node, "secrets") else { return [:] }
         var out: [String: SecretDeclaration] = [:]
         for pair in pairs {
@@ -236,6 +239,7 @@ struct PlaybookDecoder {
     }
 
     mutating func decodeInputs(_ node: YAMLNode) -> [String: InputDeclaration] {
+        if node.isNull { return [:] }  // `inputs:` with nothing under it
         guard let pairs = mapping(node, "inputs") else { return [:] }
         var out: [String: InputDeclaration] = [:]
         let kinds = ["csv", "jsonl", "dir"]
@@ -376,7 +380,7 @@ struct PlaybookDecoder {
             }
         }
         var with: [String: ParameterValue] = [:]
-        if let w = node["with"], let fields = mapping(w, "with") {
+        if let w = node["with"], !w.isNull, let fields = mapping(w, "with") {
             var withScope = scope
             withScope.what = "with"
             withScope.allowsSecrets = true

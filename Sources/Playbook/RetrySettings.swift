@@ -21,7 +21,11 @@ public struct RetrySettings: Sendable, Hashable {
             guard attempt > 1 else { return .zero }
             var seconds = Double(initial.components.seconds) + Double(initial.components.attoseconds) / 1e18
             let cap = Double(max.components.seconds) + Double(max.components.attoseconds) / 1e18
-            for _ in 2..<attempt where seconds < cap { seconds *= multiplier }
+            var step = 2
+            while step < attempt, seconds < cap, multiplier > 1 {
+                seconds *= multiplier
+                step += 1
+            }
             return .milliseconds(Int64((Swift.min(seconds, cap) * 1000).rounded()))
         }
     }

@@ -133,3 +133,32 @@ import Testing
                 """)
     }
 }
+
+extension PlaybookLoadingTests {
+    @Test func emptySectionsAreAllowed() throws {
+        let p = try Playbook.parse(
+            "name: e\nvars:\nsecrets:\ninputs:\ndefaults:\nsteps:\n  - id: a\n    action: x\n    with:\n",
+            file: "e.yaml")
+        #expect(p.vars.isEmpty && p.secrets.isEmpty && p.inputs.isEmpty && p.steps[0].with.isEmpty)
+    }
+
+    @Test func hugeNumbersAreRefusedNotCrashes() {
+        let text = """
+            name: big
+            concurrency: 99999999999999999999999
+            steps:
+              - id: a
+                action: x
+                retry: {attempts: 1000000000}
+                with: {n: "${{ 1 | format('%99999999999999999999999d') }}"}
+            """
+        let result = Playbook.validate(text, file: "big.yaml")
+        #expect(
+            result.diagnostics.map(\.description) == [
+                "big.yaml:2:14: error: 'concurrency' must be an integer, found a number",
+                "big.yaml:7:31: error: template: format '%99999999999999999999999d' has a width or precision that is too large",
+            ])
+        let backoff = RetrySettings.Backoff(initial: .seconds(1), max: .seconds(10), multiplier: 2)
+        #expect(backoff.delay(beforeAttempt: 1_000_000_000) == .seconds(10))
+    }
+}
