@@ -1,0 +1,54 @@
+/// The values a template is evaluated against.
+public struct TemplateContext: Sendable {
+    /// Resolved playbook vars (see ``Playbook/resolveVars(_:)``).
+    public var vars: [String: TemplateValue]
+    /// The current `for_each` item: a CSV row (`.object` of strings), a JSON value, or a file entry.
+    public var item: TemplateValue?
+    /// Outputs of finished steps, by step id then output name.
+    public var steps: [String: [String: TemplateValue]]
+    /// The process environment.
+    public var env: [String: String]
+    /// Resolved secrets; read only when ``allowsSecrets`` is true.
+    public var secrets: [String: SecretValue]
+    /// True only while rendering a step's `with` parameters for an action; everything printable
+    /// (conditions, paths, names) is rendered with this false so a secret cannot leak into output.
+    public var allowsSecrets: Bool
+
+    /// Creates a context.
+    public init(
+        vars: [String: TemplateValue] = [:], item: TemplateValue? = nil, steps: [String: [String: TemplateValue]] = [:],
+        env: [String: String] = [:], secrets: [String: SecretValue] = [:], allowsSecrets: Bool = false
+    ) {
+        self.vars = vars
+        self.item = item
+        self.steps = steps
+        self.env = env
+        self.secrets = secrets
+        self.allowsSecrets = allowsSecrets
+    }
+}
+
+/// A secret's value: its `description` never shows it.
+public struct SecretValue: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The secret text. Pass it only to the action that needs it.
+    public let reveal: String
+
+    /// Wraps a secret.
+    public init(_ value: String) { reveal = value }
+
+    /// Always `***`.
+    public var description: String { "***" }
+    /// Always `SecretValue(***)`.
+    public var debugDescription: String { "SecretValue(***)" }
+}
+
+/// A template that failed while being evaluated (a missing value, a type mismatch).
+public struct TemplateEvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong; names the path, never a secret value.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
