@@ -242,6 +242,36 @@ func deadPID() throws -> Int32 {
         #expect(rerun.runID != first.runID)
     }
 
+    @Test func skippedStepItemsAreRecordedAndRunOnRetry() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let healthy = Mutex(false)
+        let gate = ClosureAction { _, _ in
+            if !healthy.withLock({ $0 }) { throw ActionError.permanent("backend down") }
+            return .empty
+        }
+        let plan = RunPlan(
+            name: "migrate",
+            steps: [
+                StepPlan(id: "check", action: gate, retry: .none),
+                StepPlan(id: "work", needs: ["check"], items: numberedItems(7), action: NoopAction()),
+            ])
+        let first = try await Engine.run(plan: plan, store: store, identity: identity)
+        #expect(first.exitCode == 1)
+        #expect(first.steps[1].status == .skipped)
+        #expect(try await store.itemCounts(runID: first.runID!, step: "work") == [.skipped: 7])
+        #expect(try await store.stepStatus(runID: first.runID!, step: "work") == "skipped")
+        let skippedRow = try #require(try await store.items(runID: first.runID!, step: "work").first)
+        #expect(skippedRow.message == "skipped: need 'check' failed")
+
+        healthy.withLock { $0 = true }
+        let retried = try await Engine.run(plan: plan, store: store, identity: identity, mode: .retryFailed)
+        #expect(retried.runID == first.runID)
+        #expect(retried.exitCode == 0)
+        #expect(try await store.itemCounts(runID: first.runID!) == [.succeeded: 8])
+    }
+
     @Test func checkpointsNeverContainSecrets() async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
