@@ -185,6 +185,7 @@ public final class Engine: Sendable {
         }
         if !isRunning {
             withdraw(feed.close(), stepIndex: stepIndex)
+            unregister(stepIndex: stepIndex)
             return false
         }
         return true
