@@ -29,7 +29,9 @@ public struct TemplateContext: Sendable {
 }
 
 /// A secret's value: its `description` never shows it.
-public struct SecretValue: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SecretValue: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The secret text. Pass it only to the action that needs it.
     public let reveal: String
 
@@ -40,6 +42,8 @@ public struct SecretValue: Sendable, Hashable, CustomStringConvertible, CustomDe
     public var description: String { "***" }
     /// Always `SecretValue(***)`.
     public var debugDescription: String { "SecretValue(***)" }
+    /// No children, so `dump` and reflection-based printing cannot show the value.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// A template that failed while being evaluated (a missing value, a type mismatch).
