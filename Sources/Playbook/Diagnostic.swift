@@ -1,29 +1,3 @@
-/// A position in a source file: 1-based line and column (columns count Unicode characters).
-public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The 1-based line.
-    public var line: Int
-    /// The 1-based column.
-    public var column: Int
-
-    /// Creates a location from 1-based line and column numbers.
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
-    /// `line:column`.
-    public var description: String { "\(line):\(column)" }
-
-    public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
-        (lhs.line, lhs.column) < (rhs.line, rhs.column)
-    }
-
-    /// The same line, `offset` characters to the right.
-    public func advanced(by offset: Int) -> SourceLocation {
-        SourceLocation(line: line, column: column + offset)
-    }
-}
-
 /// One problem found in a playbook, pointing at the file, line and column that caused it.
 ///
 /// `description` is the one-line compiler form `file:line:col: error: message`; ``render(source:)``
@@ -112,45 +86,5 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         }
         if column - 1 > text.count { pad += String(repeating: " ", count: column - 1 - text.count) }
         return pad + "^"
-    }
-}
-
-/// Thrown when a playbook (or a command-line value for it) is invalid; carries every diagnostic found.
-public struct PlaybookError: Error, Sendable, CustomStringConvertible {
-    /// All problems found, in source order.
-    public var diagnostics: [Diagnostic]
-    /// The source text, kept to render the offending lines (playbooks hold no secret values).
-    public var source: String?
-
-    /// Creates an error from diagnostics.
-    public init(diagnostics: [Diagnostic], source: String? = nil) {
-        self.diagnostics = diagnostics
-        self.source = source
-    }
-
-    /// The diagnostics rendered with source lines and carets.
-    public var description: String { Diagnostic.render(diagnostics, source: source) }
-}
-
-/// Collects diagnostics for one file while validation keeps going after the first error.
-struct DiagnosticSink {
-    let file: String
-    private(set) var diagnostics: [Diagnostic] = []
-
-    init(file: String) { self.file = file }
-
-    mutating func error(_ location: SourceLocation, _ message: String, hint: String? = nil) {
-        diagnostics.append(Diagnostic(.error, file: file, at: location, message, hint: hint))
-    }
-
-    mutating func append(_ other: [Diagnostic]) { diagnostics += other }
-
-    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
-
-    /// Sorted by position so output reads top to bottom; the sort is stable for equal positions.
-    var sorted: [Diagnostic] {
-        diagnostics.enumerated().sorted { a, b in
-            (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
-        }.map(\.element)
     }
 }

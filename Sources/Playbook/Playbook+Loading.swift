@@ -57,7 +57,7 @@ extension Playbook {
         if loaded.diagnostics.contains(where: { !$0.message.hasPrefix("duplicate key") }) {
             return ValidationResult(playbook: nil, diagnostics: diagnostics, source: text)
         }
-        var decoder = PlaybookDecoder(file: file, options: options)
+        var decoder = PlaybookDecoder(file: file, options: options, source: text)
         let playbook = decoder.decode(root, hash: hash)
         decoder.sink.append(diagnostics)
         diagnostics = decoder.sink.sorted

@@ -92,9 +92,9 @@ extension PlaybookDecoder {
     /// The column of character `offset` of a scalar's value, when the scalar is on one line and its
     /// text maps one to one onto the source (no escapes or folding); else the scalar's own position.
     func column(in node: YAMLNode, offset: Int) -> SourceLocation {
-        guard case .scalar(let value, let style) = node.kind, node.location.line == node.endLocation.line else {
-            return node.location
-        }
+        guard case .scalar(let value, let style) = node.kind else { return node.location }
+        if style == .literal { return literalLocation(in: node, value: value, offset: offset) }
+        guard node.location.line == node.endLocation.line else { return node.location }
         let width = node.endLocation.column - node.location.column
         switch style {
         case .plain where width == value.count: return node.location.advanced(by: offset)
@@ -102,6 +102,24 @@ extension PlaybookDecoder {
             return node.location.advanced(by: offset + 1)
         default: return node.location
         }
+    }
+
+    /// In a literal block (`|`), value line k is source line `start + 1 + k` with the block's
+    /// indentation in front; the indentation is what the source line has beyond the value line.
+    func literalLocation(in node: YAMLNode, value: String, offset: Int) -> SourceLocation {
+        let before = value.prefix(offset)
+        let k = before.filter { $0 == "\n" }.count
+        let columnInLine =
+            before.count
+            - (before.lastIndex(of: "\n").map { before.distance(from: before.startIndex, to: $0) + 1 } ?? 0)
+        let lineNumber = node.location.line + 1 + k
+        let valueLines = value.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lineNumber - 1 < sourceLines.count, k < valueLines.count else { return node.location }
+        let sourceLine = sourceLines[lineNumber - 1]
+        let valueLine = valueLines[k]
+        guard sourceLine.hasSuffix(valueLine) else { return node.location }
+        let indent = sourceLine.count - valueLine.count
+        return SourceLocation(line: lineNumber, column: indent + columnInLine + 1)
     }
 
     /// Parses a scalar as a template and queues its references for checking.

@@ -3,9 +3,13 @@ struct PlaybookDecoder {
     var sink: DiagnosticSink
     let options: Playbook.ValidationOptions
 
-    init(file: String, options: Playbook.ValidationOptions) {
+    /// The source split into lines, to place errors inside literal block scalars.
+    let sourceLines: [Substring]
+
+    init(file: String, options: Playbook.ValidationOptions, source: String = "") {
         sink = DiagnosticSink(file: file)
         self.options = options
+        sourceLines = source.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
     static let topKeys = [

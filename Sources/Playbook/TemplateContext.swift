@@ -27,28 +27,3 @@ public struct TemplateContext: Sendable {
         self.allowsSecrets = allowsSecrets
     }
 }
-
-/// A secret's value: its `description` never shows it.
-public struct SecretValue: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The secret text. Pass it only to the action that needs it.
-    public let reveal: String
-
-    /// Wraps a secret.
-    public init(_ value: String) { reveal = value }
-
-    /// Always `***`.
-    public var description: String { "***" }
-    /// Always `SecretValue(***)`.
-    public var debugDescription: String { "SecretValue(***)" }
-}
-
-/// A template that failed while being evaluated (a missing value, a type mismatch).
-public struct TemplateEvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong; names the path, never a secret value.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-
-    public var description: String { message }
-}

@@ -33,6 +33,9 @@ import Testing
         }
         tally.report()
         #expect(tally.ran >= 30)
+        let sidecars = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+            .filter { $0.hasSuffix(".expected") }
+        #expect(sidecars.count == tally.ran, "every .expected file has its .yaml")
     }
 
     /// Prints what validation says for every broken file (used to review the `.expected` files).

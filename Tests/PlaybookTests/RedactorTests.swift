@@ -17,6 +17,10 @@ import Testing
         #expect("\(secret)" == "***")
         #expect(String(reflecting: secret) == "SecretValue(***)")
         #expect(!"\(["k": secret])".contains("hunter2"))
+        var dumped = ""
+        dump(TemplateContext(secrets: ["k": secret]), to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+        #expect(!"\(TemplateContext(secrets: ["k": secret]))".contains("hunter2"))
     }
 
     @Test func loadsSecretsFromEnvAndFiles() throws {
