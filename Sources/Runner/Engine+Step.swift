@@ -17,8 +17,9 @@ final class StepRuntime: Sendable {
     let bucket: TokenBucket?
     let budget: FailureBudget?
     let progress: ProgressBox
-    /// Items a worker gave up on without an outcome (stop, cancel), and whether the input was read to the end.
-    let loose = Mutex<(unfinished: Int, exhausted: Bool)>((0, false))
+    /// Items handed to the feed, items given an outcome, and whether the input was read to the end: the
+    /// step is complete only when every handed item got an outcome and the input ended.
+    let tally = Mutex<(pushed: Int, settled: Int, exhausted: Bool)>((0, 0, false))
 
     init(index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration) {
         self.index = index
@@ -54,10 +55,8 @@ extension Engine {
             unregister(stepIndex: index)
         }
         await flush()
-        let (loose, counts) = (runtime.loose.withLock { $0 }, runtime.progress.withLock { $0 })
-        let complete =
-            loose.exhausted && loose.unfinished == 0 && !isCancelling
-            && (isRunning || counts.done > 0 || loose.exhausted)
+        let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
+        let complete = tally.exhausted && tally.settled == tally.pushed
         let failed = counts.failed > 0
         let status: StepStatus = !complete ? .interrupted : (failed ? .failed : .succeeded)
         runtime.progress.withLock { $0.status = status }
@@ -120,7 +119,7 @@ extension Engine {
                 return
             }
             if batch.isEmpty {
-                runtime.loose.withLock { $0.exhausted = true }
+                runtime.tally.withLock { $0.exhausted = true }
                 return
             }
             var prepared: [PreparedItem] = []
@@ -184,6 +183,7 @@ extension Engine {
                     return
                 }
             }
+            runtime.tally.withLock { $0.pushed += prepared.count }
             if !(await feed.push(prepared)) {
                 // Closed before delivery (a stop): nothing of this batch ran.
                 if runtime.sideEffecting, checkpoint != nil {
@@ -204,14 +204,10 @@ extension Engine {
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
         while let prepared = await feed.take() {
             if let limiter {
-                do { try await limiter.acquire() } catch {
-                    runtime.loose.withLock { $0.unfinished += 1 }
-                    return
-                }
+                do { try await limiter.acquire() } catch { return }
             }
-            let settled = await process(prepared, runtime)
+            _ = await process(prepared, runtime)
             limiter?.release()
-            if !settled { runtime.loose.withLock { $0.unfinished += 1 } }
         }
     }
 
@@ -285,6 +281,7 @@ extension Engine {
                 if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
                 var errorClass: ErrorClass
                 var message: String
+                var timedOut = false
                 switch error {
                 case let actionError as ActionError:
                     if let reason = actionError.rejectReason {
@@ -295,6 +292,7 @@ extension Engine {
                     errorClass = actionError.errorClass
                     message = actionError.message
                 case is AttemptTimeout:
+                    timedOut = true
                     errorClass = runtime.sideEffecting ? .inDoubt : .retryable
                     message = "attempt \(attempts) timed out after \(step.timeout ?? .zero)"
                 default:
@@ -317,11 +315,11 @@ extension Engine {
                         case .abandoned:
                             return false
                         }
-                    } else {
-                        errorClass = .retryable
                     }
                 }
-                if step.retry.retryOn.contains(errorClass) && tries < step.retry.maxAttempts {
+                // A probe that said "not done" made the attempt retryable; timeouts follow their own switch.
+                let retryable = timedOut ? step.retry.retryTimeouts : step.retry.retryOn.contains(errorClass)
+                if retryable && tries < step.retry.maxAttempts {
                     if !isRunning { return false }
                     let delay = step.retry.backoff(afterAttempt: tries, key: item.key)
                     do { try await clock.sleep(until: clock.now() + delay) } catch { return false }
@@ -355,6 +353,7 @@ extension Engine {
         _ item: WorkItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int, errorClass: ErrorClass? = nil,
         message: String? = nil, result: ActionResult? = nil
     ) async {
+        runtime.tally.withLock { $0.settled += 1 }
         let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
             switch state {
             case .succeeded: progress.succeeded += 1

@@ -51,6 +51,7 @@ public final class Engine: Sendable {
         var graceTask: Task<Void, Never>?
         var abortReason: String?
         var stopReason: String?
+        var ran = false
     }
 
     /// The plan being run.
@@ -91,11 +92,14 @@ public final class Engine: Sendable {
 
     /// Runs the plan once. Cancelling the calling task cancels in-flight items like a second `stop()`.
     public func run() async throws -> RunSummary {
-        guard
-            phase.compareExchange(
-                expected: Phase.idle.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing
-            ).exchanged
-        else { throw PlanError("an engine runs once") }
+        let first = control.withLock { state -> Bool in
+            defer { state.ran = true }
+            return !state.ran
+        }
+        guard first else { throw PlanError("an engine runs its plan once; make a new Engine to run again") }
+        // A stop() that came before run() left the phase draining: the run then ends at once, interrupted.
+        _ = phase.compareExchange(
+            expected: Phase.idle.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing)
         let task = Task { await self.body() }
         control.withLock { $0.task = task }
         return await withTaskCancellationHandler {
@@ -108,9 +112,14 @@ public final class Engine: Sendable {
     /// First call: drain (stop scheduling, let in-flight items finish within the grace period, flush).
     /// Second call: cancel in-flight items now.
     public func stop() {
-        if phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged {
+        let drained =
+            phase.compareExchange(
+                expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged
+            || phase.compareExchange(
+                expected: Phase.idle.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+            ).exchanged
+        if drained {
             control.withLock { if $0.stopReason == nil && $0.abortReason == nil { $0.stopReason = "stopped" } }
             beginDrain()
         } else {
@@ -176,6 +185,7 @@ public final class Engine: Sendable {
         }
         if !isRunning {
             withdraw(feed.close(), stepIndex: stepIndex)
+            unregister(stepIndex: stepIndex)
             return false
         }
         return true
@@ -250,8 +260,15 @@ public final class Engine: Sendable {
     private func tick(started: Duration) async {
         var last = realClock.now()
         var lastDone = progressState.map { _ in 0 }
+        var lastHeartbeat = last
         while !Task.isCancelled {
             do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
+            if realClock.now() - lastHeartbeat > .seconds(5) {
+                // Every write refreshes the lock heartbeat; an empty one keeps quiet periods (long
+                // actions) visible to other hosts.
+                if pending.withLock({ $0.isEmpty }) { await write([]) }
+                lastHeartbeat = realClock.now()
+            }
             await flush()
             let now = realClock.now()
             let seconds = max(1e-9, (now - last).seconds)

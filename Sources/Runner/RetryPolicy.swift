@@ -1,8 +1,10 @@
 /// How many times an item is tried and how long to wait between tries.
 ///
-/// The wait before attempt `n + 1` is "full jitter" exponential backoff: a uniform random duration in
-/// `[0, min(maxBackoff, initialBackoff * multiplier^(n-1))]`, drawn from a generator seeded by `seed`,
-/// the item key and `n`, so it is reproducible whatever the scheduling order.
+/// The wait before attempt `n + 1` is exponential backoff with jitter: with the cap
+/// `c = min(maxBackoff, initialBackoff * multiplier^(n-1))`, "full" jitter (the default) waits a uniform
+/// random duration in `[0, c]`, "equal" jitter `c/2` plus a uniform `[0, c/2]`, "none" exactly `c`. The
+/// random draw comes from a generator seeded by `seed`, the item key and `n`, so it is reproducible
+/// whatever the scheduling order.
 /// See <https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/>.
 public struct RetryPolicy: Sendable, Equatable {
     /// Total attempts per item (1 = no retry).
@@ -13,17 +15,36 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maxBackoff: Duration
     /// The growth of the cap per attempt.
     public var multiplier: Double
-    /// The error classes that are retried (``ErrorClass/inDoubt`` is always probed first; when the
-    /// probe says not done, it is retried like ``ErrorClass/retryable``).
+    /// The error classes that are retried. For a side-effecting action an ``ErrorClass/inDoubt`` error
+    /// is probed first and, when the probe says not done, retried like ``ErrorClass/retryable``; for
+    /// other actions it is retried only when listed here.
     public var retryOn: Set<ErrorClass>
+    /// Whether an attempt that hit the step timeout is retried (a side-effecting action's timed-out
+    /// attempt is probed first, like any in-doubt one).
+    public var retryTimeouts: Bool
+    /// How the wait is randomised.
+    public var jitter: Jitter
     /// The jitter seed.
     public var seed: UInt64
+
+    /// Randomisation of backoff waits.
+    public enum Jitter: Sendable, Equatable {
+        /// Exactly the cap.
+        case none
+        /// Uniform in `[0, cap]`.
+        case full
+        /// `cap/2` plus uniform in `[0, cap/2]`.
+        case equal
+    }
 
     /// Creates a policy.
     public init(
         maxAttempts: Int = 3, initialBackoff: Duration = .milliseconds(200), maxBackoff: Duration = .seconds(30),
-        multiplier: Double = 2, retryOn: Set<ErrorClass> = [.retryable], seed: UInt64 = 0
+        multiplier: Double = 2, retryOn: Set<ErrorClass> = [.retryable], retryTimeouts: Bool = true,
+        jitter: Jitter = .full, seed: UInt64 = 0
     ) {
+        self.retryTimeouts = retryTimeouts
+        self.jitter = jitter
         self.maxAttempts = max(1, maxAttempts)
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
@@ -44,8 +65,13 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The jittered wait after failed attempt `attempt` of the item `key`.
     public func backoff(afterAttempt attempt: Int, key: String) -> Duration {
+        let cap = backoffCap(afterAttempt: attempt).seconds
         var rng = SplitMix64(seed: seed, key: key, salt: UInt64(attempt))
-        return .seconds(backoffCap(afterAttempt: attempt).seconds * rng.nextUnit())
+        switch jitter {
+        case .none: return .seconds(cap)
+        case .full: return .seconds(cap * rng.nextUnit())
+        case .equal: return .seconds(cap / 2 + cap / 2 * rng.nextUnit())
+        }
     }
 }
 

@@ -60,7 +60,8 @@ public final class RunHandle: Sendable {
             let now = Date().timeIntervalSince1970
             let upsert = try db.cachedStatement(Self.upsertSQL)
             let insert = try db.cachedStatement(Self.insertOnlySQL)
-            for update in updates {
+            // Key order walks the items index once instead of jumping around it.
+            for update in updates.sorted(by: { ($0.step, $0.key) < ($1.step, $1.key) }) {
                 let statement = update.insertOnly ? insert : upsert
                 try statement.bind(runID, at: 1)
                 try statement.bind(update.step, at: 2)

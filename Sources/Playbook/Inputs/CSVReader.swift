@@ -1,0 +1,221 @@
+import Foundation
+
+/// A streaming RFC 4180 CSV reader: quoted fields (with `""` escapes and embedded newlines), CRLF or LF
+/// line ends, a leading UTF-8 BOM, blank lines skipped, an optional header row, and errors that name
+/// the row and line. It reads in chunks and keeps only the current chunk's records in memory.
+/// See <https://www.rfc-editor.org/rfc/rfc4180>.
+public final class CSVReader {
+    /// One data row.
+    public struct Record: Sendable, Hashable {
+        /// The 1-based data row number (the header is not counted; blank lines are not rows).
+        public var row: Int
+        /// The 1-based line where the row starts.
+        public var line: Int
+        /// The fields in column order.
+        public var fields: [String]
+        /// Column name to field.
+        public var values: [String: String]
+
+        /// The row as a template item (an object of strings).
+        public var item: TemplateValue { .object(values.mapValues(TemplateValue.string)) }
+    }
+
+    /// Column names: from the header row, or as given when there is no header.
+    public private(set) var columns: [String] = []
+
+    private let chunks: ByteChunks
+    private let delimiter: UInt8
+    private let hasHeader: Bool
+    private let requiredColumns: [String]?
+    private var ready: [Record] = []
+    private var readyIndex = 0
+    private var finished = false
+    private var headerDone = false
+    private var rowNumber = 0
+
+    // Parser state, kept across chunks.
+    private var field: [UInt8] = []
+    private var fields: [[UInt8]] = []
+    private var inQuotes = false
+    private var afterQuote = false
+    private var fieldQuoted = false
+    private var recordHasContent = false
+    private var skipLF = false
+    private var previousByte: UInt8 = 0
+    private var line = 1
+    private var recordLine = 1
+
+    /// Opens a CSV file.
+    ///
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - header: whether the first row names the columns.
+    ///   - columns: with a header, columns that must be present; without one, the column names.
+    ///   - delimiter: an ASCII field separator.
+    ///   - chunkSize: bytes per read.
+    public convenience init(
+        url: URL, header: Bool = true, columns: [String]? = nil, delimiter: Character = ",", chunkSize: Int = 65_536
+    ) throws(InputError) {
+        self.init(
+            chunks: try ByteChunks(url: url, chunkSize: chunkSize), header: header, columns: columns,
+            delimiter: delimiter)
+    }
+
+    /// Reads CSV from bytes in memory (tests; small inline data).
+    public convenience init(
+        bytes: [UInt8], name: String = "<memory>", header: Bool = true, columns: [String]? = nil,
+        delimiter: Character = ",", chunkSize: Int = 65_536
+    ) {
+        self.init(
+            chunks: ByteChunks(bytes: bytes, name: name, chunkSize: chunkSize), header: header, columns: columns,
+            delimiter: delimiter)
+    }
+
+    private init(chunks: ByteChunks, header: Bool, columns: [String]?, delimiter: Character) {
+        self.chunks = chunks
+        self.delimiter = delimiter.asciiValue ?? UInt8(ascii: ",")
+        self.hasHeader = header
+        self.requiredColumns = columns
+        if !header { self.columns = columns ?? [] }
+    }
+
+    /// The next data row, or `nil` at the end of the file.
+    ///
+    /// - Throws: ``InputError`` for an unclosed quote, a stray quote, a row with the wrong number of
+    ///   fields, a missing column, or bytes that are not UTF-8.
+    public func next() throws(InputError) -> Record? {
+        while readyIndex >= ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyIndex = 0
+            if finished { return nil }
+            if let chunk = try chunks.next() {
+                try consume(chunk)
+            } else {
+                finished = true
+                if inQuotes {
+                    throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)")
+                }
+                if recordHasContent { try endRecord() }
+            }
+        }
+        defer { readyIndex += 1 }
+        return ready[readyIndex]
+    }
+
+    /// Reads every remaining row (for small files and tests).
+    public func readAll() throws(InputError) -> [Record] {
+        var out: [Record] = []
+        while let record = try next() { out.append(record) }
+        return out
+    }
+
+    private func error(line: Int, row: Int? = nil, _ message: String) -> InputError {
+        InputError(file: chunks.name, line: line, row: row, message: message)
+    }
+
+    private func consume(_ chunk: [UInt8]) throws(InputError) {
+        var index = 0
+        let quote = UInt8(ascii: "\"")
+        let cr = UInt8(ascii: "\r")
+        let lf = UInt8(ascii: "\n")
+        while index < chunk.count {
+            let byte = chunk[index]
+            index += 1
+            if skipLF {
+                skipLF = false
+                if byte == lf { continue }
+            }
+            if inQuotes {
+                if byte == quote {
+                    inQuotes = false
+                    afterQuote = true
+                    previousByte = byte
+                } else {
+                    // Count a CRLF inside quotes once, even across a chunk boundary.
+                    if byte == cr || (byte == lf && previousByte != cr) { line += 1 }
+                    previousByte = byte
+                    field.append(byte)
+                }
+                continue
+            }
+            if afterQuote {
+                if byte == quote {
+                    // `""` inside a quoted field is one quote.
+                    field.append(quote)
+                    inQuotes = true
+                    afterQuote = false
+                    continue
+                }
+                afterQuote = false
+                guard byte == delimiter || byte == lf || byte == cr else {
+                    throw error(line: line, "unexpected character after a closing quote (quote the whole field)")
+                }
+            }
+            switch byte {
+            case delimiter:
+                recordHasContent = true
+                endField()
+            case lf, cr:
+                if byte == cr { skipLF = true }
+                if recordHasContent { try endRecord() }
+                line += 1
+                recordLine = line
+            case quote:
+                guard field.isEmpty, !fieldQuoted else {
+                    throw error(line: line, "unexpected quote in an unquoted field")
+                }
+                inQuotes = true
+                fieldQuoted = true
+                recordHasContent = true
+            default:
+                recordHasContent = true
+                field.append(byte)
+            }
+        }
+    }
+
+    private func endField() {
+        fields.append(field)
+        field.removeAll(keepingCapacity: true)
+        fieldQuoted = false
+    }
+
+    private func endRecord() throws(InputError) {
+        endField()
+        let raw = fields
+        fields.removeAll(keepingCapacity: true)
+        recordHasContent = false
+        var strings: [String] = []
+        for bytes in raw {
+            guard let s = String(validating: bytes, as: UTF8.self) else {
+                throw error(line: recordLine, "the row is not valid UTF-8")
+            }
+            strings.append(s)
+        }
+        if hasHeader, !headerDone {
+            headerDone = true
+            var seen = Set<String>()
+            for name in strings where !seen.insert(name).inserted {
+                throw error(line: recordLine, "duplicate column '\(name)' in the header")
+            }
+            for name in requiredColumns ?? [] where !seen.contains(name) {
+                throw error(
+                    line: recordLine, "missing column '\(name)' (the header has \(strings.joined(separator: ", ")))")
+            }
+            columns = strings
+            return
+        }
+        rowNumber += 1
+        guard strings.count == columns.count else {
+            throw error(
+                line: recordLine, row: rowNumber,
+                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(strings.count)")
+        }
+        var values: [String: String] = [:]
+        for (name, value) in zip(columns, strings) { values[name] = value }
+        ready.append(Record(row: rowNumber, line: recordLine, fields: strings, values: values))
+    }
+}
+
+@available(*, unavailable, message: "a reader holds a file position; use it from one task")
+extension CSVReader: Sendable {}

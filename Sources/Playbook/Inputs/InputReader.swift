@@ -1,0 +1,72 @@
+import Foundation
+
+/// Streams the items of a declared input: CSV rows, JSON Lines values, or directory entries.
+///
+/// The input's path template is rendered with the given context (vars and env; secrets are not available).
+public final class InputReader {
+    private enum Backend {
+        case csv(CSVReader)
+        case jsonl(JSONLReader)
+        case directory([DirectoryLister.Entry], Int)
+    }
+
+    /// The input being read.
+    public let declaration: InputDeclaration
+    /// The rendered path.
+    public let path: String
+    private var backend: Backend
+    private var count = 0
+
+    /// Opens an input.
+    ///
+    /// - Throws: ``InputError`` if the path template fails or the file cannot be opened.
+    public init(_ declaration: InputDeclaration, context: TemplateContext, chunkSize: Int = 65_536)
+        throws(InputError)
+    {
+        self.declaration = declaration
+        var context = context
+        context.allowsSecrets = false
+        let template: Template
+        switch declaration.source {
+        case .csv(let p, _, _, _), .jsonl(let p), .directory(let p, _): template = p
+        }
+        do {
+            path = try template.render(in: context)
+        } catch {
+            throw InputError(file: declaration.name, message: "input path: \(error.message)")
+        }
+        switch declaration.source {
+        case .csv(_, let columns, let header, let delimiter):
+            backend = .csv(
+                try CSVReader(
+                    url: URL(fileURLWithPath: path), header: header, columns: columns, delimiter: delimiter,
+                    chunkSize: chunkSize))
+        case .jsonl:
+            backend = .jsonl(try JSONLReader(url: URL(fileURLWithPath: path), chunkSize: chunkSize))
+        case .directory(_, let glob):
+            backend = .directory(try DirectoryLister.list(directory: path, glob: glob), 0)
+        }
+    }
+
+    /// The next item, or `nil` at the end.
+    public func next() throws(InputError) -> InputItem? {
+        switch backend {
+        case .csv(let reader):
+            guard let record = try reader.next() else { return nil }
+            count += 1
+            return InputItem(index: count, line: record.line, key: "row:\(record.row)", value: record.item)
+        case .jsonl(let reader):
+            guard let record = try reader.next() else { return nil }
+            count += 1
+            return InputItem(index: count, line: record.line, key: "line:\(record.line)", value: record.value)
+        case .directory(let entries, let position):
+            guard position < entries.count else { return nil }
+            backend = .directory(entries, position + 1)
+            count += 1
+            return InputItem(index: count, line: nil, key: entries[position].name, value: entries[position].item)
+        }
+    }
+}
+
+@available(*, unavailable, message: "a reader holds a file position; use it from one task")
+extension InputReader: Sendable {}

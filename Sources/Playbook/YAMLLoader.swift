@@ -1,0 +1,198 @@
+internal import CYAML
+
+/// Reads one YAML document into a ``YAMLNode`` tree through libyaml's event API.
+///
+/// It keeps the 1-based line and column of every node, refuses duplicate mapping keys and non-scalar
+/// keys, allows anchors and aliases but counts the nodes they expand to and refuses more than
+/// ``maxExpandedNodes`` (the "billion laughs" defence), and refuses a second document in the stream.
+/// See <https://yaml.org/spec/1.2.2/> and <https://pyyaml.org/wiki/LibYAML>.
+public struct YAMLLoader: Sendable {
+    /// The most nodes a document may hold once aliases are expanded.
+    public var maxExpandedNodes: Int
+
+    /// Creates a loader.
+    public init(maxExpandedNodes: Int = 100_000) {
+        self.maxExpandedNodes = maxExpandedNodes
+    }
+
+    /// The result of loading: the tree if the YAML was well formed, and every problem found.
+    public struct Result: Sendable {
+        /// The document's root node; `nil` after a syntax error or for an empty document.
+        public var root: YAMLNode?
+        /// Syntax errors, duplicate keys, alias-expansion refusals.
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Parses `text` (the contents of `file`) and never throws: problems come back as diagnostics.
+    public func load(_ text: String, file: String) -> Result {
+        var bytes = Array(text.utf8)
+        if bytes.isEmpty { bytes = [0x0a] }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var builder = Builder(file: file, limit: maxExpandedNodes)
+            builder.run(buffer)
+            return Result(root: builder.root, diagnostics: builder.sink.sorted)
+        }
+    }
+}
+
+/// Turns the event stream into a tree; one instance per document.
+private struct Builder {
+    enum Frame {
+        case sequence(start: SourceLocation, tag: String?, anchor: String?, items: [YAMLNode])
+        case mapping(start: SourceLocation, tag: String?, anchor: String?, pairs: [YAMLNode.Pair], key: YAMLNode?)
+    }
+
+    var sink: DiagnosticSink
+    let limit: Int
+    var root: YAMLNode?
+    var stack: [Frame] = []
+    var anchors: [String: YAMLNode] = [:]
+    var expanded = 0
+    var documents = 0
+    var refusedExpansion = false
+
+    init(file: String, limit: Int) {
+        sink = DiagnosticSink(file: file)
+        self.limit = limit
+    }
+
+    mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            sink.error(SourceLocation(line: 1, column: 1), "YAML parser could not be initialised")
+            return
+        }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+        while true {
+            var event = yaml_event_t()
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                reportSyntaxError(parser)
+                root = nil
+                return
+            }
+            let done = event.type == YAML_STREAM_END_EVENT
+            let keepGoing = handle(event)
+            yaml_event_delete(&event)
+            if done || !keepGoing { return }
+        }
+    }
+
+    private mutating func reportSyntaxError(_ parser: yaml_parser_t) {
+        let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
+        let mark = parser.problem_mark
+        var message = "YAML syntax: " + problem
+        if let context = parser.context.map({ String(cString: $0) }) {
+            let at = parser.context_mark
+            message += " (\(context) at line \(at.line + 1), column \(at.column + 1))"
+        }
+        sink.error(SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1), message)
+    }
+
+    private static func location(_ mark: yaml_mark_t) -> SourceLocation {
+        SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        guard let pointer else { return nil }
+        return String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+    }
+
+    /// Returns false to stop reading.
+    private mutating func handle(_ event: yaml_event_t) -> Bool {
+        let start = Self.location(event.start_mark)
+        let end = Self.location(event.end_mark)
+        switch event.type {
+        case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            if documents > 1 {
+                sink.error(start, "a playbook file holds one YAML document; found a second one")
+                return false
+            }
+        case YAML_SCALAR_EVENT:
+            let data = event.data.scalar
+            let value = String(
+                decoding: UnsafeBufferPointer(start: data.value, count: data.length), as: UTF8.self)
+            let style: YAMLNode.ScalarStyle
+            switch data.style {
+            case YAML_SINGLE_QUOTED_SCALAR_STYLE: style = .singleQuoted
+            case YAML_DOUBLE_QUOTED_SCALAR_STYLE: style = .doubleQuoted
+            case YAML_LITERAL_SCALAR_STYLE: style = .literal
+            case YAML_FOLDED_SCALAR_STYLE: style = .folded
+            default: style = .plain
+            }
+            let node = YAMLNode(
+                kind: .scalar(value, style), tag: Self.string(data.tag), location: start, endLocation: end)
+            add(node, anchor: Self.string(data.anchor))
+        case YAML_SEQUENCE_START_EVENT:
+            let data = event.data.sequence_start
+            stack.append(
+                .sequence(start: start, tag: Self.string(data.tag), anchor: Self.string(data.anchor), items: []))
+        case YAML_MAPPING_START_EVENT:
+            let data = event.data.mapping_start
+            stack.append(
+                .mapping(
+                    start: start, tag: Self.string(data.tag), anchor: Self.string(data.anchor), pairs: [],
+                    key: nil))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            guard let frame = stack.popLast() else { return false }
+            switch frame {
+            case .sequence(let s, let tag, let anchor, let items):
+                add(YAMLNode(kind: .sequence(items), tag: tag, location: s, endLocation: end), anchor: anchor)
+            case .mapping(let s, let tag, let anchor, let pairs, _):
+                add(YAMLNode(kind: .mapping(pairs), tag: tag, location: s, endLocation: end), anchor: anchor)
+            }
+        case YAML_ALIAS_EVENT:
+            let name = Self.string(event.data.alias.anchor) ?? ""
+            guard var target = anchors[name] else {
+                // libyaml's parser does not check that anchors exist.
+                sink.error(start, "unknown alias '*\(name)'")
+                return false
+            }
+            expanded += target.nodeCount - 1
+            if expanded > limit {
+                if !refusedExpansion {
+                    sink.error(
+                        start, "alias '*\(name)' expands the document beyond \(limit) nodes (alias bomb?)")
+                    refusedExpansion = true
+                }
+                return false
+            }
+            target.location = start
+            target.endLocation = end
+            add(target, anchor: nil)
+        default:
+            break
+        }
+        return true
+    }
+
+    private mutating func add(_ node: YAMLNode, anchor: String?) {
+        expanded += 1
+        if let anchor { anchors[anchor] = node }
+        guard let top = stack.popLast() else {
+            root = node
+            return
+        }
+        switch top {
+        case .sequence(let s, let tag, let a, var items):
+            items.append(node)
+            stack.append(.sequence(start: s, tag: tag, anchor: a, items: items))
+        case .mapping(let s, let tag, let a, var pairs, let key):
+            if let key {
+                pairs.append(YAMLNode.Pair(key: key, value: node))
+                stack.append(.mapping(start: s, tag: tag, anchor: a, pairs: pairs, key: nil))
+            } else {
+                if let name = node.scalar {
+                    if let first = pairs.first(where: { $0.key.scalar == name }) {
+                        sink.error(
+                            node.location, "duplicate key '\(name)' (first defined at line \(first.key.location.line))")
+                    }
+                } else {
+                    sink.error(node.location, "mapping keys must be scalars, found \(node.typeName)")
+                }
+                stack.append(.mapping(start: s, tag: tag, anchor: a, pairs: pairs, key: node))
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import Playbook
+
+@Suite struct InputReaderTests {
+    @Test func readsEachKindOfDeclaredInput() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inputs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("receipts"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("id,address\n1,0xa\n2,0xb\n".utf8).write(to: dir.appendingPathComponent("keys.csv"))
+        try Data("{\"n\":1}\n\n{\"n\":2}\n".utf8).write(to: dir.appendingPathComponent("events.jsonl"))
+        for name in ["b.json", "a.json", "skip.txt"] {
+            try Data().write(to: dir.appendingPathComponent("receipts/\(name)"))
+        }
+        let playbook = try Playbook.parse(
+            """
+            name: inputs
+            vars:
+              dir: {type: path}
+            inputs:
+              keys: {csv: "${{ vars.dir }}/keys.csv", columns: [address]}
+              events: {jsonl: "${{ vars.dir }}/events.jsonl"}
+              receipts: {dir: "${{ vars.dir }}/receipts", glob: "*.json"}
+            steps:
+              - id: a
+                action: x
+                for_each: keys
+                with: {a: "${{ item.address }}"}
+            """, file: "inputs.yaml")
+        let context = TemplateContext(vars: ["dir": .string(dir.path)])
+        func items(_ name: String) throws -> [InputItem] {
+            let reader = try InputReader(playbook.inputs[name]!, context: context)
+            var out: [InputItem] = []
+            while let item = try reader.next() { out.append(item) }
+            return out
+        }
+        let keys = try items("keys")
+        #expect(keys.map(\.key) == ["row:1", "row:2"])
+        #expect(keys.map(\.line) == [2, 3])
+        #expect(keys[1].value == .object(["id": .string("2"), "address": .string("0xb")]))
+        let events = try items("events")
+        #expect(events.map(\.key) == ["line:1", "line:3"])
+        #expect(events.map(\.index) == [1, 2])
+        #expect(events.map(\.value) == [.object(["n": .int(1)]), .object(["n": .int(2)])])
+        let receipts = try items("receipts")
+        #expect(receipts.map(\.key) == ["a.json", "b.json"])
+
+        #expect(throws: InputError.self) {
+            try InputReader(playbook.inputs["keys"]!, context: TemplateContext(vars: ["dir": .string("/nonexistent")]))
+        }
+    }
+
+    @Test func forEachTemplateMustYieldAList() throws {
+        let step = Step(id: "s", action: "x", forEach: .template(try Template(parsing: "${{ vars.v }}")))
+        #expect(try step.forEachList(in: TemplateContext(vars: ["v": .list([.int(1)])])) == [.int(1)])
+        #expect(throws: TemplateEvaluationError("for_each of step 's' must yield a list, got text")) {
+            try step.forEachList(in: TemplateContext(vars: ["v": .string("x")]))
+        }
+    }
+}
