@@ -22,7 +22,9 @@ import Testing
         let dir = ProcessInfo.processInfo.environment[Self.childVariable]!
         let append = AppendAction(path: dir + "/effects.txt")
         let slow = ClosureAction(sideEffecting: true) { item, context in
-            try await Task.sleep(for: .microseconds(200))
+            // Slow enough (about 10 s for the whole run) that the parent, polling under the load of a full
+            // parallel test run, always catches the child mid-run.
+            try await Task.sleep(for: .milliseconds(2))
             return try await append.run(item, context: context)
         }
         let store = try RunStore(path: dir + "/runs.sqlite")
