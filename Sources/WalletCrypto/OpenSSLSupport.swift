@@ -55,6 +55,16 @@ enum OpenSSL {
         return CryptoError(code, reason.isEmpty ? what : "\(what) (\(reason))")
     }
 
+    /// The largest input OpenSSL's `int`-sized EVP update calls take in one go.
+    static let maximumInput = Int(Int32.max) - 64
+
+    /// Throws unless `count` fits an `int` length argument.
+    static func checkLength(_ count: Int, _ what: String) throws {
+        guard count <= maximumInput else {
+            throw CryptoError(.invalidParameter, "\(what): inputs above \(maximumInput) bytes are not supported")
+        }
+    }
+
     /// Clears the error queue after an expected failure (for example a signature that does not verify).
     static func clearErrors() { ERR_clear_error() }
 

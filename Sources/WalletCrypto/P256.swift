@@ -123,6 +123,9 @@ extension P256.Signing {
         }
 
         /// Whether a raw `r || s` signature is valid for a precomputed SHA-256 digest.
+        ///
+        /// Other digest sizes are accepted and truncated to the group order's size (FIPS 186-4 section 6.4),
+        /// as X.509 needs for a key paired with a different hash.
         public func isValidSignature(_ signature: some ContiguousBytes, forDigest digest: some ContiguousBytes) -> Bool
         {
             core.verifyRaw(signature, digest: digest)
