@@ -16,7 +16,7 @@ struct HPKELabeledKDF {
         guard length >= 0, length <= HKDF.maximumLength else {
             throw CryptoError(.invalidParameter, "HPKE: output length \(length) is above \(HKDF.maximumLength)")
         }
-        let labeled = i2osp(UInt16(length)) + Array("HPKE-v1".utf8) + suiteIdentifier + Array(label.utf8) + info
+        let labeled = HPKE.i2osp(UInt16(length)) + Array("HPKE-v1".utf8) + suiteIdentifier + Array(label.utf8) + info
         return try HKDF.expand(pseudoRandomKey: prk, info: labeled, length: length)
     }
 }
@@ -61,7 +61,7 @@ enum HPKEPrivateKey {
 
 extension HPKE.KEM {
     /// `suite_id` for the KEM: "KEM" || I2OSP(kem_id, 2).
-    var kdf: HPKELabeledKDF { HPKELabeledKDF(suiteIdentifier: Array("KEM".utf8) + i2osp(rawValue)) }
+    var kdf: HPKELabeledKDF { HPKELabeledKDF(suiteIdentifier: Array("KEM".utf8) + HPKE.i2osp(rawValue)) }
 
     /// A fresh random key pair.
     public func generateKeyPair() throws -> HPKE.KeyPair {

@@ -66,7 +66,7 @@ public enum HPKE {
 
         /// `suite_id` for the key schedule: "HPKE" || kem_id || kdf_id || aead_id.
         var identifier: [UInt8] {
-            Array("HPKE".utf8) + i2osp(kem.rawValue) + i2osp(kdf.rawValue) + i2osp(aead.rawValue)
+            Array("HPKE".utf8) + HPKE.i2osp(kem.rawValue) + HPKE.i2osp(kdf.rawValue) + HPKE.i2osp(aead.rawValue)
         }
     }
 
@@ -79,5 +79,7 @@ public enum HPKE {
     }
 }
 
-/// I2OSP(value, 2).
-func i2osp(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xff)] }
+extension HPKE {
+    /// I2OSP(value, 2): two big-endian bytes.
+    static func i2osp(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xff)] }
+}

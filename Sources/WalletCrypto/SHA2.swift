@@ -44,7 +44,7 @@ final class DigestContext {
     /// One-shot digest.
     static func hash(_ digest: OpenSSL.Digest, _ data: some ContiguousBytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: digest.size)
-        let ok = withInputBytes(data) { pointer, count in
+        let ok = OpenSSL.withInput(data) { pointer, count in
             EVP_Digest(pointer, count, &out, nil, digest.pointer, nil) == 1
         }
         guard ok else { fatalError("OpenSSL \(digest.name) failed") }
