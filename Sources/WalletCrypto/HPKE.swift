@@ -48,8 +48,11 @@ public enum HPKE {
 
     /// A KEM, KDF and AEAD combination.
     public struct Suite: Sendable, Hashable {
+        /// The key encapsulation mechanism.
         public let kem: KEM
+        /// The key derivation function.
         public let kdf: KDF
+        /// The AEAD, or `.exportOnly`.
         public let aead: AEAD
 
         /// A suite from its three algorithms.

@@ -34,8 +34,10 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `CryptoError.<code>: <message>`.
     public var description: String { "CryptoError.\(code.rawValue): \(message)" }
 
+    /// Equal when the codes are equal; the message is not compared.
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
 }
 

@@ -8,7 +8,9 @@ public enum P256 {
     public enum Signing {}
     /// ECDH keys (SEC 1 section 3.3.1); the same types as `Signing`.
     public enum KeyAgreement {
+        /// A P-256 private key; `sharedSecret(with:)` performs ECDH.
         public typealias PrivateKey = P256.Signing.PrivateKey
+        /// A P-256 public key.
         public typealias PublicKey = P256.Signing.PublicKey
     }
 }
@@ -138,6 +140,7 @@ extension P256.Signing {
             core.verifyDER(signature, digest: digest)
         }
 
+        /// Equal when the points are equal.
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.core.point == rhs.core.point }
     }
 }
