@@ -57,7 +57,7 @@ final class AEADCipherContext {
         if encrypting == encrypt {
             ok = EVP_CipherInit_ex2(ctx, nil, nil, nonce, encrypt ? 1 : 0, nil) == 1
         } else {
-            ok = OpenSSL.withSecret(key) { keyBytes, _ in
+            ok = withSecretBytes(key) { keyBytes, _ in
                 EVP_CipherInit_ex2(ctx, algorithm.pointer, keyBytes, nonce, encrypt ? 1 : 0, nil) == 1
             }
             encrypting = ok ? encrypt : nil
@@ -69,13 +69,13 @@ final class AEADCipherContext {
     func seal(_ plaintext: some ContiguousBytes, nonce: some ContiguousBytes, aad: some ContiguousBytes) throws
         -> [UInt8]
     {
-        try OpenSSL.withInput(nonce) { noncePointer, nonceCount in
+        try withInputBytes(nonce) { noncePointer, nonceCount in
             guard nonceCount == Self.nonceSize else {
                 throw CryptoError(.invalidParameter, "\(algorithm.name): the nonce must be 12 bytes, got \(nonceCount)")
             }
             try start(encrypt: true, nonce: noncePointer)
-            return try OpenSSL.withInput(plaintext) { input, count in
-                try OpenSSL.withInput(aad) { aadPointer, aadCount in
+            return try withInputBytes(plaintext) { input, count in
+                try withInputBytes(aad) { aadPointer, aadCount in
                     try OpenSSL.checkLength(count, algorithm.name)
                     try OpenSSL.checkLength(aadCount, algorithm.name)
                     return try [UInt8](unsafeUninitializedCapacity: count + Self.tagSize) { out, initialized in
@@ -102,17 +102,17 @@ final class AEADCipherContext {
     func open(_ sealed: some ContiguousBytes, nonce: some ContiguousBytes, aad: some ContiguousBytes) throws
         -> [UInt8]
     {
-        try OpenSSL.withInput(nonce) { noncePointer, nonceCount in
+        try withInputBytes(nonce) { noncePointer, nonceCount in
             guard nonceCount == Self.nonceSize else {
                 throw CryptoError(.invalidParameter, "\(algorithm.name): the nonce must be 12 bytes, got \(nonceCount)")
             }
-            return try OpenSSL.withInput(sealed) { input, total in
+            return try withInputBytes(sealed) { input, total in
                 guard total >= Self.tagSize else {
                     throw CryptoError(.authenticationFailure, "\(algorithm.name): the input is shorter than the tag")
                 }
                 try start(encrypt: false, nonce: noncePointer)
                 let count = total - Self.tagSize
-                return try OpenSSL.withInput(aad) { aadPointer, aadCount in
+                return try withInputBytes(aad) { aadPointer, aadCount in
                     try OpenSSL.checkLength(count, algorithm.name)
                     try OpenSSL.checkLength(aadCount, algorithm.name)
                     var plaintext = [UInt8](repeating: 0, count: count)

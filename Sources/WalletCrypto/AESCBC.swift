@@ -8,7 +8,7 @@ public enum AESCBC {
     /// - Throws: `CryptoError.invalidKey` or `.invalidParameter` for a wrong key or IV size.
     public static func encrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: some ContiguousBytes) throws -> [UInt8] {
         let algorithm = try cipher(key: key, iv: iv)
-        return try OpenSSL.withSecret(plaintext) { input, count in
+        return try withSecretBytes(plaintext) { input, count in
             try [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
                 initialized = 0
                 initialized = try SymmetricCipher.run(
@@ -25,7 +25,7 @@ public enum AESCBC {
         -> SecretBytes
     {
         let algorithm = try cipher(key: key, iv: iv)
-        return try OpenSSL.withInput(ciphertext) { input, count in
+        return try withInputBytes(ciphertext) { input, count in
             guard count > 0, count % 16 == 0 else {
                 throw CryptoError(.invalidEncoding, "AES-CBC: the ciphertext must be a non-empty multiple of 16 bytes")
             }

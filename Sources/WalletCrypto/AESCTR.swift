@@ -10,7 +10,7 @@ public enum AESCTR {
     /// - Throws: `CryptoError.invalidKey` or `.invalidParameter` for a wrong key or IV size.
     public static func encrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: some ContiguousBytes) throws -> [UInt8] {
         let algorithm = try cipher(key: key, iv: iv)
-        return try OpenSSL.withSecret(plaintext) { input, count in
+        return try withSecretBytes(plaintext) { input, count in
             try [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
                 initialized = 0
                 initialized = try SymmetricCipher.run(
@@ -27,7 +27,7 @@ public enum AESCTR {
         -> SecretBytes
     {
         let algorithm = try cipher(key: key, iv: iv)
-        return try OpenSSL.withInput(ciphertext) { input, count in
+        return try withInputBytes(ciphertext) { input, count in
             try SecretBytes(count: count) { out in
                 let output = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 guard

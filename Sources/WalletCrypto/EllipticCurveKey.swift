@@ -59,7 +59,7 @@ final class ECPrivateKeyCore: Sendable {
         defer { EC_GROUP_free(group) }
         guard let bn = BN_secure_new() else { throw OpenSSL.error(.libraryFailure, "\(curve.name): out of memory") }
         defer { BN_clear_free(bn) }
-        OpenSSL.withSecret(scalar) { pointer, count in _ = BN_bin2bn(pointer, Int32(count), bn) }
+        withSecretBytes(scalar) { pointer, count in _ = BN_bin2bn(pointer, Int32(count), bn) }
         guard BN_is_zero(bn) == 0, BN_cmp(bn, EC_GROUP_get0_order(group)) < 0 else {
             throw CryptoError(.invalidKey, "\(curve.name) private key: scalar is zero or not below the group order")
         }
@@ -83,7 +83,7 @@ final class ECPrivateKeyCore: Sendable {
 
     /// A key from a PKCS#8 PrivateKeyInfo (RFC 5208) holding an EC key on `curve`.
     convenience init(curve: NISTCurve, pkcs8 der: SecretBytes) throws {
-        let scalar: SecretBytes = try OpenSSL.withSecret(der) { pointer, count in
+        let scalar: SecretBytes = try withSecretBytes(der) { pointer, count in
             var cursor: UnsafePointer<UInt8>? = pointer
             guard let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, count),
                 cursor == pointer + count
@@ -156,7 +156,7 @@ final class ECPrivateKeyCore: Sendable {
     /// ECDSA over the curve's hash of `message`; DER-encoded.
     func signDER(message: some ContiguousBytes) throws -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: curve.digest.size)
-        try OpenSSL.withInput(message) { pointer, count in
+        try withInputBytes(message) { pointer, count in
             guard EVP_Digest(pointer, count, &digest, nil, curve.digest.pointer, nil) == 1 else {
                 throw OpenSSL.error(.libraryFailure, "\(curve.digest.name) failed")
             }
@@ -276,7 +276,7 @@ final class ECPublicKeyCore: Sendable {
 
     /// A key from a DER SubjectPublicKeyInfo (RFC 5480) naming `curve`; compressed points are accepted.
     convenience init(curve: NISTCurve, spki der: some ContiguousBytes) throws {
-        let point: [UInt8] = try OpenSSL.withInput(der) { pointer, count in
+        let point: [UInt8] = try withInputBytes(der) { pointer, count in
             var cursor: UnsafePointer<UInt8>? = pointer
             guard let pkey = d2i_PUBKEY(nil, &cursor, count), cursor == pointer + count else {
                 throw OpenSSL.error(.invalidEncoding, "\(curve.name) SubjectPublicKeyInfo: not a single DER key")
@@ -341,14 +341,14 @@ final class ECPublicKeyCore: Sendable {
     /// Verifies a DER ECDSA signature over the curve's hash of `message`.
     func verifyDER(_ signature: some ContiguousBytes, message: some ContiguousBytes) -> Bool {
         var digest = [UInt8](repeating: 0, count: curve.digest.size)
-        let hashed = OpenSSL.withInput(message) { pointer, count in
+        let hashed = withInputBytes(message) { pointer, count in
             EVP_Digest(pointer, count, &digest, nil, curve.digest.pointer, nil) == 1
         }
         guard hashed else {
             OpenSSL.clearErrors()
             return false
         }
-        return OpenSSL.withInput(signature) { sig, sigCount in verifyDER(sig, sigCount, digest: digest, digest.count) }
+        return withInputBytes(signature) { sig, sigCount in verifyDER(sig, sigCount, digest: digest, digest.count) }
     }
 
     /// Verifies a raw r || s signature over the curve's hash of `message`.
@@ -369,8 +369,8 @@ final class ECPublicKeyCore: Sendable {
 
     /// Verifies a DER signature over a precomputed digest.
     func verifyDER(_ signature: some ContiguousBytes, digest: some ContiguousBytes) -> Bool {
-        OpenSSL.withInput(signature) { sig, sigCount in
-            OpenSSL.withInput(digest) { d, dCount in
+        withInputBytes(signature) { sig, sigCount in
+            withInputBytes(digest) { d, dCount in
                 dCount > 0 && verifyDER(sig, sigCount, digest: d, dCount)
             }
         }

@@ -9,8 +9,8 @@ public enum HKDF {
 
     /// HKDF-Extract: PRK = HMAC-SHA256(salt, IKM). An empty salt stands for 32 zero bytes.
     public static func extract(salt: some ContiguousBytes, inputKeyMaterial: SecretBytes) -> SecretBytes {
-        OpenSSL.withInput(salt) { saltPointer, saltCount in
-            OpenSSL.withSecret(inputKeyMaterial) { ikm, ikmCount in
+        withInputBytes(salt) { saltPointer, saltCount in
+            withSecretBytes(inputKeyMaterial) { ikm, ikmCount in
                 extract(salt: saltPointer, saltCount, ikm: [(ikm, ikmCount)])
             }
         }
@@ -25,7 +25,7 @@ public enum HKDF {
         guard pseudoRandomKey.count >= hashSize else {
             throw CryptoError(.invalidParameter, "HKDF-Expand: the pseudorandom key must be at least 32 bytes")
         }
-        return try OpenSSL.withInput(info) { infoPointer, infoCount in
+        return try withInputBytes(info) { infoPointer, infoCount in
             try expand(prk: pseudoRandomKey, info: [(infoPointer, infoCount)], length: length)
         }
     }
@@ -57,7 +57,7 @@ public enum HKDF {
         guard length >= 0, length <= maximumLength else {
             throw CryptoError(.invalidParameter, "HKDF-Expand: length \(length) is outside 0...\(maximumLength)")
         }
-        return OpenSSL.withSecret(prk) { key, keyCount in
+        return withSecretBytes(prk) { key, keyCount in
             SecretBytes(count: length) { out in
                 var previous: [UInt8] = []
                 defer { SecretBytes.wipe(&previous) }

@@ -23,13 +23,13 @@ public struct HMAC {
 
     /// Starts an HMAC with `key` (any length; RFC 2104 hashes keys longer than a block).
     public init(key: SecretBytes, hash: Hash = .sha256) {
-        context = OpenSSL.withSecret(key) { MACContext(hash.digest, key: $0, count: $1) }
+        context = withSecretBytes(key) { MACContext(hash.digest, key: $0, count: $1) }
     }
 
     /// Absorbs more input.
     public mutating func update(data: some ContiguousBytes) {
         if !isKnownUniquelyReferenced(&context) { context = MACContext(copying: context) }
-        OpenSSL.withInput(data) { context.update($0, $1) }
+        withInputBytes(data) { context.update($0, $1) }
     }
 
     /// The tag of everything absorbed so far; the state can keep absorbing afterwards.
@@ -39,8 +39,8 @@ public struct HMAC {
     public static func authenticationCode(
         for data: some ContiguousBytes, key: SecretBytes, hash: Hash = .sha256
     ) -> [UInt8] {
-        OpenSSL.withSecret(key) { keyPointer, keyCount in
-            OpenSSL.withInput(data) { dataPointer, dataCount in
+        withSecretBytes(key) { keyPointer, keyCount in
+            withInputBytes(data) { dataPointer, dataCount in
                 HMAC.compute(hash.digest, key: keyPointer, keyCount, data: [(dataPointer, dataCount)])
             }
         }

@@ -128,28 +128,27 @@ nonisolated(unsafe) private let emptyInput: UnsafeMutablePointer<UInt8> = {
     return pointer
 }()
 
-extension OpenSSL {
-    /// Calls `body` with a non-null pointer to `bytes` and their count.
-    @inline(__always)
-    static func withInput<R>(
-        _ bytes: some ContiguousBytes, _ body: (UnsafePointer<UInt8>, Int) throws -> R
-    ) rethrows -> R {
-        try bytes.withUnsafeBytes { buffer in
-            if let base = buffer.baseAddress, buffer.count > 0 {
-                return try body(base.assumingMemoryBound(to: UInt8.self), buffer.count)
-            }
-            return try body(UnsafePointer(emptyInput), 0)
+/// Calls `body` with a non-null pointer to `bytes` and their count. Module-wide: other
+/// OpenSSL-backed files in WalletCrypto (RSA) use it too.
+@inline(__always)
+func withInputBytes<R>(
+    _ bytes: some ContiguousBytes, _ body: (UnsafePointer<UInt8>, Int) throws -> R
+) rethrows -> R {
+    try bytes.withUnsafeBytes { buffer in
+        if let base = buffer.baseAddress, buffer.count > 0 {
+            return try body(base.assumingMemoryBound(to: UInt8.self), buffer.count)
         }
+        return try body(UnsafePointer(emptyInput), 0)
     }
+}
 
-    /// Calls `body` with a non-null pointer to a secret's bytes and their count.
-    @inline(__always)
-    static func withSecret<R>(_ secret: SecretBytes, _ body: (UnsafePointer<UInt8>, Int) throws -> R) rethrows -> R {
-        try secret.withUnsafeBytes { buffer in
-            if let base = buffer.baseAddress, buffer.count > 0 {
-                return try body(base.assumingMemoryBound(to: UInt8.self), buffer.count)
-            }
-            return try body(UnsafePointer(emptyInput), 0)
+/// Calls `body` with a non-null pointer to a secret's bytes and their count.
+@inline(__always)
+func withSecretBytes<R>(_ secret: SecretBytes, _ body: (UnsafePointer<UInt8>, Int) throws -> R) rethrows -> R {
+    try secret.withUnsafeBytes { buffer in
+        if let base = buffer.baseAddress, buffer.count > 0 {
+            return try body(base.assumingMemoryBound(to: UInt8.self), buffer.count)
         }
+        return try body(UnsafePointer(emptyInput), 0)
     }
 }

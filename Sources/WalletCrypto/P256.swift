@@ -61,7 +61,7 @@ extension P256.Signing {
 
         /// ECDSA signature of a precomputed 32-byte SHA-256 digest as DER.
         public func derSignature(forDigest digest: some ContiguousBytes) throws -> [UInt8] {
-            try OpenSSL.withInput(digest) { pointer, count in
+            try withInputBytes(digest) { pointer, count in
                 guard count == 32 else {
                     throw CryptoError(.invalidParameter, "P-256 sign: the digest must be 32 bytes, got \(count)")
                 }

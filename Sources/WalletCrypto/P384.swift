@@ -61,7 +61,7 @@ extension P384.Signing {
 
         /// ECDSA signature of a precomputed 48-byte SHA-384 digest as DER.
         public func derSignature(forDigest digest: some ContiguousBytes) throws -> [UInt8] {
-            try OpenSSL.withInput(digest) { pointer, count in
+            try withInputBytes(digest) { pointer, count in
                 guard count == 48 else {
                     throw CryptoError(.invalidParameter, "P-384 sign: the digest must be 48 bytes, got \(count)")
                 }

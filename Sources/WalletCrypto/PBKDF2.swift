@@ -20,8 +20,8 @@ public enum PBKDF2 {
         guard length >= 1, length <= Int(Int32.max) else {
             throw CryptoError(.invalidParameter, "PBKDF2: length \(length) is outside 1...\(Int32.max)")
         }
-        return try OpenSSL.withSecret(password) { passwordPointer, passwordCount in
-            try OpenSSL.withInput(salt) { saltPointer, saltCount in
+        return try withSecretBytes(password) { passwordPointer, passwordCount in
+            try withInputBytes(salt) { saltPointer, saltCount in
                 try OpenSSL.checkLength(passwordCount, "PBKDF2 password")
                 try OpenSSL.checkLength(saltCount, "PBKDF2 salt")
                 return try SecretBytes(count: length) { out in

@@ -44,7 +44,7 @@ final class DigestContext {
     /// One-shot digest.
     static func hash(_ digest: OpenSSL.Digest, _ data: some ContiguousBytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: digest.size)
-        let ok = OpenSSL.withInput(data) { pointer, count in
+        let ok = withInputBytes(data) { pointer, count in
             EVP_Digest(pointer, count, &out, nil, digest.pointer, nil) == 1
         }
         guard ok else { fatalError("OpenSSL \(digest.name) failed") }
@@ -120,3 +120,13 @@ public struct SHA512 {
     /// The digest of everything absorbed so far; the state can keep absorbing afterwards.
     public func finalize() -> [UInt8] { DigestContext(copying: context).finalize() }
 }
+
+// The incremental states wrap a mutable C context: keep each one in one task.
+@available(*, unavailable)
+extension SHA256: Sendable {}
+
+@available(*, unavailable)
+extension SHA384: Sendable {}
+
+@available(*, unavailable)
+extension SHA512: Sendable {}

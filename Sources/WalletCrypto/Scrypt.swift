@@ -49,8 +49,8 @@ public enum Scrypt {
                 "scrypt: n = \(n), r = \(r), p = \(p) need 128*r*(n+p) = \(memoryRequired(n: n, r: r, p: p).map(String.init) ?? "too many") bytes, above the limit of \(maxMemory)"
             )
         }
-        return try OpenSSL.withSecret(password) { passwordPointer, passwordCount in
-            try OpenSSL.withInput(salt) { saltPointer, saltCount in
+        return try withSecretBytes(password) { passwordPointer, passwordCount in
+            try withInputBytes(salt) { saltPointer, saltCount in
                 try SecretBytes(count: length) { out in
                     let status = crypto_pwhash_scryptsalsa208sha256_ll(
                         passwordPointer, passwordCount, saltPointer, saltCount, UInt64(n), UInt32(r), UInt32(p),

@@ -15,8 +15,8 @@ enum SymmetricCipher {
         defer { EVP_CIPHER_CTX_free(ctx) }
         var written: Int32 = 0
         var tail: Int32 = 0
-        let ok = OpenSSL.withSecret(key) { keyBytes, _ in
-            OpenSSL.withInput(iv) { ivBytes, _ in
+        let ok = withSecretBytes(key) { keyBytes, _ in
+            withInputBytes(iv) { ivBytes, _ in
                 EVP_CipherInit_ex2(ctx, algorithm.pointer, keyBytes, ivBytes, encrypt ? 1 : 0, nil) == 1
             }
         }

@@ -21,7 +21,7 @@ public enum X25519 {
             guard rawRepresentation.count == 32 else {
                 throw CryptoError(.invalidKey, "X25519 private key: expected 32 bytes, got \(rawRepresentation.count)")
             }
-            let pkey = OpenSSL.withSecret(rawRepresentation) {
+            let pkey = withSecretBytes(rawRepresentation) {
                 EVP_PKEY_new_raw_private_key_ex(nil, "X25519", nil, $0, $1)
             }
             guard let pkey else { throw OpenSSL.error(.invalidKey, "X25519 private key: OpenSSL rejected it") }
