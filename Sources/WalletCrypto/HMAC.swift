@@ -81,20 +81,19 @@ final class MACContext {
     init(_ digest: OpenSSL.Digest, key: UnsafePointer<UInt8>, count: Int) {
         let blockSize = Int(EVP_MD_get_block_size(digest.pointer))
         // K0: the key, hashed first when longer than a block, then zero-padded to a block.
-        var k0 = [UInt8](repeating: 0, count: blockSize)
+        var innerPad = [UInt8](repeating: 0, count: blockSize)
         if count > blockSize {
-            var hashed = [UInt8](repeating: 0, count: digest.size)
-            guard EVP_Digest(key, count, &hashed, nil, digest.pointer, nil) == 1 else {
+            guard EVP_Digest(key, count, &innerPad, nil, digest.pointer, nil) == 1 else {
                 fatalError("OpenSSL \(digest.name) failed")
             }
-            k0.replaceSubrange(0..<hashed.count, with: hashed)
-            SecretBytes.wipe(&hashed)
         } else {
-            for i in 0..<count { k0[i] = key[i] }
+            innerPad.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: key, count: count) }
         }
-        var innerPad = k0.map { $0 ^ 0x36 }
-        outerPad = k0.map { $0 ^ 0x5c }
-        SecretBytes.wipe(&k0)
+        outerPad = innerPad
+        for i in 0..<blockSize {
+            innerPad[i] ^= 0x36
+            outerPad[i] ^= 0x5c
+        }
         defer { SecretBytes.wipe(&innerPad) }
         guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, digest.pointer, nil) == 1,
             EVP_DigestUpdate(ctx, innerPad, innerPad.count) == 1
