@@ -23,6 +23,11 @@ enum CryptoBench {
         let plaintext = [UInt8](repeating: 7, count: 32)
         var keccakInput = [UInt8](repeating: 0, count: 64)
         var sink: UInt8 = 0
+        let chacha = try ChaChaPoly.Context(key: SecretBytes.random(count: 32))
+        let x25519 = try X25519.PrivateKey()
+        let x25519Peer = try X25519.PrivateKey().publicKey
+        let hpkeKeys = try HPKE.KEM.p256HKDFSHA256.generateKeyPair()
+        let hpkeSuite = HPKE.Suite(kem: .p256HKDFSHA256, kdf: .hkdfSHA256, aead: .aes256GCM)
         return [
             Case(name: "secp256k1 public key + Ethereum address", iterations: 20_000) {
                 seed[31] &+= 1
@@ -53,6 +58,18 @@ enum CryptoBench {
             Case(name: "AES-256-GCM seal of 32 B (reused context)", iterations: 500_000) {
                 nonce[0] &+= 1
                 sink ^= try gcm.seal(plaintext, nonce: nonce)[0]
+            },
+            Case(name: "ChaCha20-Poly1305 seal of 32 B (reused context)", iterations: 200_000) {
+                nonce[0] &+= 1
+                sink ^= try chacha.seal(plaintext, nonce: nonce)[0]
+            },
+            Case(name: "SHA-256 of 32 B", iterations: 200_000) { sink ^= SHA256.hash(data: plaintext)[0] },
+            Case(name: "X25519", iterations: 5_000) {
+                sink ^= try x25519.sharedSecret(with: x25519Peer).count == 32 ? 1 : 0
+            },
+            Case(name: "HPKE P-256/AES-256-GCM setup + seal of 32 B", iterations: 2_000) {
+                let sender = try HPKE.Sender(suite: hpkeSuite, recipientKey: hpkeKeys.publicKey, info: [UInt8]())
+                sink ^= try sender.seal(plaintext)[0]
             },
         ]
     }
