@@ -187,7 +187,8 @@ final class HTTPServerEngine: Sendable {
         }
         guard admitted else {
             return Self.errorResponse(
-                WaasErrorCode(code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
+                WaasErrorCode(
+                    code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
                 "the server is stopping")
         }
         slot.attach(Task.detached { slot.fulfil(await work()) })
@@ -238,7 +239,8 @@ final class HTTPServerEngine: Sendable {
 
     /// InvalidRequest (7200) with the HTTP status of this reply.
     static func invalidRequest(_ status: Int) -> WaasErrorCode {
-        WaasErrorCode(code: WaasErrorCode.invalidRequest.code, name: WaasErrorCode.invalidRequest.name, httpStatus: status)
+        WaasErrorCode(
+            code: WaasErrorCode.invalidRequest.code, name: WaasErrorCode.invalidRequest.name, httpStatus: status)
     }
 
     /// A reply whose body is the OMS error shape `{error, code, msg, status}`.

@@ -149,6 +149,14 @@ public final class WaasHTTPServer: Sendable {
         }
     }
 
+    /// Waits until no request is in flight, the time is up, or a second signal hurries the stop.
+    private func waitForInFlight(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while engine.inFlight > 0, ContinuousClock.now < deadline, !lifecycle.withLock({ $0.hurry }) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     private func performStop(_ daemon: Daemon?, grace: Duration) async {
         if let daemon {
             // Stop accepting: the listen socket leaves the daemon, and closing it makes new connections
@@ -156,11 +164,11 @@ public final class WaasHTTPServer: Sendable {
             let listening = MHD_quiesce_daemon(daemon.pointer)
             if listening >= 0 { close(listening) }
             engine.beginDraining()
-            let deadline = ContinuousClock.now + grace
-            while engine.inFlight > 0, ContinuousClock.now < deadline, !lifecycle.withLock({ $0.hurry }) {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+            await waitForInFlight(upTo: grace)
+            // Answer the handlers still running with 503, and give those replies a moment to leave
+            // before the connections are closed.
             engine.abandonPending()
+            await waitForInFlight(upTo: .seconds(1))
             // MHD_stop_daemon joins the worker threads: block a Dispatch thread, not a cooperative one.
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global().async {
