@@ -18,10 +18,22 @@ private struct Echo: Codable {
     var trace: String?
 }
 
-/// Echoes the request; `/v1/Waas/Sleep` first sleeps for the milliseconds in its body.
+/// State shared by every request, as the core's stores are: requests on different worker threads meet here.
+private actor Tally {
+    private(set) var count = 0
+    func increment() -> Int {
+        count += 1
+        return count
+    }
+}
+
+/// Echoes the request; `/v1/Waas/Sleep` first sleeps for the milliseconds in its body, `/v1/Waas/Hops`
+/// first awaits a shared actor, a Dispatch queue and child tasks, the ways a real handler leaves its thread.
 private final class TestHandler: WaasRequestHandler {
     let started = Mutex(0)
     let finished = Mutex(0)
+    let tally = Tally()
+    let queue = DispatchQueue(label: "TestHandler.store")
 
     func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
         started.withLock { $0 += 1 }
@@ -29,6 +41,15 @@ private final class TestHandler: WaasRequestHandler {
         if request.path == "/v1/Waas/Sleep" {
             let milliseconds = Int(String(decoding: request.body, as: UTF8.self)) ?? 0
             try? await Task.sleep(for: .milliseconds(milliseconds))
+        }
+        if request.path == "/v1/Waas/Hops" {
+            _ = await tally.increment()
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+            let sum = await withTaskGroup(of: Int.self) { group in
+                for part in 1...3 { group.addTask { part } }
+                return await group.reduce(0, +)
+            }
+            precondition(sum == 6)
         }
         let echo = Echo(
             path: request.path, bodyHex: Hex.encode(request.body), headerNames: request.message.headers.map(\.name),
@@ -241,8 +262,8 @@ private func startServer(
         let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<32 {
                 group.addTask {
-                    let path = index % 2 == 0 ? "/v1/Waas/Sleep" : "/v1/WaasPublic/Echo\(index)"
-                    let body = index % 2 == 0 ? Array("20".utf8) : Array("item \(index)".utf8)
+                    let path = ["/v1/Waas/Sleep", "/v1/Waas/Hops", "/v1/WaasPublic/Echo\(index)"][index % 3]
+                    let body = index % 3 == 0 ? Array("20".utf8) : Array("item \(index)".utf8)
                     let reply = try await transport.send(WaasHTTPRequest(path: path, body: body))
                     let echo = try JSONDecoder().decode(Echo.self, from: Data(reply.body))
                     return reply.status == 200 && echo.path == path && echo.bodyHex == Hex.encode(body)
@@ -254,6 +275,7 @@ private func startServer(
         }
         #expect(answered == 32)
         #expect(handler.finished.withLock { $0 } == 32)
+        #expect(await handler.tally.count == 11)
         await server.stop()
     }
 

@@ -7,12 +7,13 @@ import Synchronization
 /// body accumulation, the hand-off to the async handlers, and the in-flight bookkeeping that a graceful
 /// stop waits on.
 ///
-/// Handler bridge: once a request is complete, the worker thread starts the handler in a `Task` and waits
-/// on a semaphore for its reply (`ResponseSlot`). Blocking is acceptable there because libmicrohttpd's
-/// pool threads are its own, not Swift's cooperative threads, so the handler's task always has a thread to
-/// run on; it costs no thread creation per request, and keeps the reply in the same callback, which
-/// libmicrohttpd 0.9.75 requires unless the connection is suspended. A pool thread serves one request at
-/// a time while it waits, so the pool size bounds the handlers running at once.
+/// Handler bridge: once a request is complete, the worker thread starts the handler in a `Task` and
+/// blocks until its reply, running the task's jobs itself meanwhile (`WorkerExecutor`). Blocking is
+/// acceptable there because libmicrohttpd's pool threads are its own, not Swift's cooperative threads; it
+/// costs no thread creation and, for a handler that does not suspend, no thread hop per request, and it
+/// keeps the reply in the same callback, which libmicrohttpd 0.9.75 requires unless the connection is
+/// suspended. A pool thread serves one request at a time while it waits, so the pool size bounds the
+/// handlers running at once.
 final class HTTPServerEngine: Sendable {
     let handler: any WaasRequestHandler
     let wellKnown: (any WellKnownProvider)?
@@ -26,7 +27,7 @@ final class HTTPServerEngine: Sendable {
         var draining = false
         /// The grace period is over: running handlers were answered 503, new ones are not started.
         var closed = false
-        var pending: [ObjectIdentifier: ResponseSlot] = [:]
+        var pending: [ObjectIdentifier: WorkerExecutor] = [:]
     }
 
     private let state = Mutex(State())
@@ -176,9 +177,9 @@ final class HTTPServerEngine: Sendable {
         }
     }
 
-    /// Runs async work in a task and blocks this libmicrohttpd worker thread until it replies.
+    /// Runs async work in a task on this libmicrohttpd worker thread (`WorkerExecutor`) until it replies.
     private func run(_ work: @escaping @Sendable () async -> WaasHTTPResponse) -> WaasHTTPResponse {
-        let slot = ResponseSlot()
+        let slot = WorkerExecutor()
         let key = ObjectIdentifier(slot)
         let admitted = state.withLock { state in
             guard !state.closed else { return false }
@@ -191,8 +192,8 @@ final class HTTPServerEngine: Sendable {
                     code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
                 "the server is stopping")
         }
-        slot.attach(Task.detached { slot.fulfil(await work()) })
-        let reply = slot.wait()
+        slot.start(work)
+        let reply = slot.waitForReply()
         _ = state.withLock { $0.pending.removeValue(forKey: key) }
         return reply
     }
