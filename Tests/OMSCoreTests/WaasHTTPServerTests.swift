@@ -51,6 +51,7 @@ private final class TestHandler: WaasRequestHandler {
             }
             precondition(sum == 6)
         }
+        if request.path == "/v1/Waas/BadStatus" { return WaasHTTPResponse(status: 42, body: []) }
         let echo = Echo(
             path: request.path, bodyHex: Hex.encode(request.body), headerNames: request.message.headers.map(\.name),
             trace: request.header("X-TRACE"))
@@ -137,6 +138,10 @@ private func startServer(
         }
         let empty = try await transport.send(WaasHTTPRequest(path: "/v1/WaasPublic/Status", body: []))
         #expect(try JSONDecoder().decode(Echo.self, from: Data(empty.body)).bodyHex == "")
+        // A status HTTP cannot carry becomes a 500 with the OMS error body.
+        let bad = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/BadStatus", body: []))
+        #expect(bad.status == 500)
+        try expectOMSError(bad.body, status: 500, code: 7100, name: "Internal")
         await server.stop()
     }
 

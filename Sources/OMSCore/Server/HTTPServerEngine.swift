@@ -211,6 +211,11 @@ final class HTTPServerEngine: Sendable {
     /// Hands a reply to libmicrohttpd (which copies the body once), with `Content-Type: application/json`
     /// unless the reply names another.
     private func queue(_ reply: WaasHTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        guard (100...599).contains(reply.status) else {
+            // libmicrohttpd would drop the connection without a reply.
+            return queue(
+                Self.errorResponse(.internal, "the handler answered HTTP status \(reply.status)"), on: connection)
+        }
         let response = reply.message.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
