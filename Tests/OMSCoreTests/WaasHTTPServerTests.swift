@@ -138,6 +138,12 @@ private func startServer(
         }
         let empty = try await transport.send(WaasHTTPRequest(path: "/v1/WaasPublic/Status", body: []))
         #expect(try JSONDecoder().decode(Echo.self, from: Data(empty.body)).bodyHex == "")
+        // A body of exactly the limit arrives in many reads and is put back together byte for byte.
+        var generator = SystemRandomNumberGenerator()
+        let large = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let echoed = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/Echo", body: large))
+        #expect(echoed.status == 200)
+        #expect(try JSONDecoder().decode(Echo.self, from: Data(echoed.body)).bodyHex == Hex.encode(large))
         // A status HTTP cannot carry becomes a 500 with the OMS error body.
         let bad = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/BadStatus", body: []))
         #expect(bad.status == 500)
@@ -339,6 +345,14 @@ private func startServer(
         _ = await (first, second)
         await server.stop()
         await server.waitUntilStopped()
+    }
+
+    @Test func runUntilSignalledReturnsWhenStoppedAnotherWay() async throws {
+        let server = try startServer()
+        let running = Task { await server.runUntilSignalled([SIGUSR1], grace: .seconds(1)) }
+        try await Task.sleep(for: .milliseconds(50))
+        await server.stop()
+        await running.value
     }
 
     @Test func oversizedHeadersAreRefused() async throws {
