@@ -22,15 +22,16 @@ final class HTTPServerEngine: Sendable {
     let discardLimit: Int
 
     private struct State {
-        var inFlight = 0
-        /// Stop was asked: replies carry `Connection: close` so clients leave their kept-alive connections.
-        var draining = false
         /// The grace period is over: running handlers were answered 503, new ones are not started.
         var closed = false
         var pending: [ObjectIdentifier: WorkerExecutor] = [:]
     }
 
     private let state = Mutex(State())
+    /// Requests whose headers arrived and whose reply is not yet sent (atomic: touched twice per request).
+    private let requestsInFlight = Atomic(0)
+    /// Stop was asked: replies carry `Connection: close` so clients leave their kept-alive connections.
+    private let draining = Atomic(false)
 
     init(handler: any WaasRequestHandler, wellKnown: (any WellKnownProvider)?, maxBodyBytes: Int) {
         self.handler = handler
@@ -40,22 +41,20 @@ final class HTTPServerEngine: Sendable {
     }
 
     /// Requests whose headers arrived and whose reply is not yet sent.
-    var inFlight: Int { state.withLock { $0.inFlight } }
+    var inFlight: Int { requestsInFlight.load(ordering: .acquiring) }
 
     func beginDraining() {
-        state.withLock { $0.draining = true }
+        draining.store(true, ordering: .releasing)
     }
 
     /// Ends the grace period: answers every handler still running with 503 and refuses to start more.
     func abandonPending() {
+        draining.store(true, ordering: .releasing)
         let slots = state.withLock { state in
             state.closed = true
-            state.draining = true
             return Array(state.pending.values)
         }
-        let reply = Self.errorResponse(
-            WaasErrorCode(code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
-            "the server stopped before the request was handled")
+        let reply = Self.unavailable("the server stopped before the request was handled")
         for slot in slots { slot.fulfil(reply) }
     }
 
@@ -111,7 +110,7 @@ final class HTTPServerEngine: Sendable {
     ) -> MHD_Result {
         let context = ConnectionContext(route: route(method: String(cString: method), path: String(cString: url)))
         contextSlot.pointee = Unmanaged.passRetained(context).toOpaque()
-        state.withLock { $0.inFlight += 1 }
+        requestsInFlight.add(1, ordering: .relaxed)
         switch context.route {
         case .reject(let status, let message, let allow):
             // Answered before the body: libmicrohttpd drops the rest and closes the connection after it.
@@ -186,12 +185,7 @@ final class HTTPServerEngine: Sendable {
             state.pending[key] = slot
             return true
         }
-        guard admitted else {
-            return Self.errorResponse(
-                WaasErrorCode(
-                    code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
-                "the server is stopping")
-        }
+        guard admitted else { return Self.unavailable("the server is stopping") }
         slot.start(work)
         let reply = slot.waitForReply()
         _ = state.withLock { $0.pending.removeValue(forKey: key) }
@@ -203,7 +197,7 @@ final class HTTPServerEngine: Sendable {
         guard let contextSlot, let pointer = contextSlot.pointee else { return }
         contextSlot.pointee = nil
         Unmanaged<ConnectionContext>.fromOpaque(pointer).release()
-        state.withLock { $0.inFlight -= 1 }
+        requestsInFlight.subtract(1, ordering: .releasing)
     }
 
     // MARK: Replies
@@ -235,12 +229,18 @@ final class HTTPServerEngine: Sendable {
             _ = MHD_add_response_header(response, name, value)
         }
         if !hasContentType { _ = MHD_add_response_header(response, "Content-Type", "application/json") }
-        if state.withLock({ $0.draining }) { _ = MHD_add_response_header(response, "Connection", "close") }
+        if draining.load(ordering: .acquiring) { _ = MHD_add_response_header(response, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(clamping: reply.status), response)
     }
 
     private func tooLarge() -> WaasHTTPResponse {
         Self.errorResponse(Self.invalidRequest(413), "the request body is larger than \(maxBodyBytes) bytes")
+    }
+
+    /// InternalUnavailable (7104) as 503 Service Unavailable: the server is stopping.
+    static func unavailable(_ message: String) -> WaasHTTPResponse {
+        let code = WaasErrorCode.internalUnavailable
+        return errorResponse(WaasErrorCode(code: code.code, name: code.name, httpStatus: 503), message)
     }
 
     /// InvalidRequest (7200) with the HTTP status of this reply.
