@@ -50,12 +50,12 @@ final class HTTPServerEngine: Sendable {
     /// Ends the grace period: answers every handler still running with 503 and refuses to start more.
     func abandonPending() {
         draining.store(true, ordering: .releasing)
-        let slots = state.withLock { state in
+        let executors = state.withLock { state in
             state.closed = true
             return Array(state.pending.values)
         }
         let reply = Self.unavailable("the server stopped before the request was handled")
-        for slot in slots { slot.fulfil(reply) }
+        for executor in executors { executor.fulfil(reply) }
     }
 
     // MARK: Routing
@@ -178,16 +178,16 @@ final class HTTPServerEngine: Sendable {
 
     /// Runs async work in a task on this libmicrohttpd worker thread (`WorkerExecutor`) until it replies.
     private func run(_ work: @escaping @Sendable () async -> WaasHTTPResponse) -> WaasHTTPResponse {
-        let slot = WorkerExecutor()
-        let key = ObjectIdentifier(slot)
+        let executor = WorkerExecutor()
+        let key = ObjectIdentifier(executor)
         let admitted = state.withLock { state in
             guard !state.closed else { return false }
-            state.pending[key] = slot
+            state.pending[key] = executor
             return true
         }
         guard admitted else { return Self.unavailable("the server is stopping") }
-        slot.start(work)
-        let reply = slot.waitForReply()
+        executor.start(work)
+        let reply = executor.waitForReply()
         _ = state.withLock { $0.pending.removeValue(forKey: key) }
         return reply
     }
