@@ -4,7 +4,8 @@ import Testing
 import WalletCrypto
 
 /// The KDF and cipher steps of Ethereum keystore files (Web3 Secret Storage V3, geth V1), run on the
-/// official vectors. The MAC step needs Keccak-256 and is checked where the keystore type lives.
+/// official vectors: KDF, MAC (Keccak-256 of DK[16..<32] ++ ciphertext, compared in constant time), cipher,
+/// and the address of the decrypted key.
 @Suite struct KeystoreVectorTests {
     /// The string fields of keystore_official_intermediates.json, by "file#case".
     static let intermediates: [String: [String: String]] = {
@@ -45,7 +46,24 @@ import WalletCrypto
         }
         let iv = Hex.decode((crypto["cipherparams"] as! [String: String])["iv"]!)!
         let ciphertext = Hex.decode(crypto["ciphertext"] as! String)!
+        // The MAC is checked before decrypting: a wrong password must never yield a key.
+        let mac = Keccak256.hash(Array(derived.unsafeCopy()[16..<32]) + ciphertext)
+        #expect(constantTimeEquals(mac, Hex.decode(crypto["mac"] as! String)!), "\(name): MAC")
+        // A wrong password fails the MAC (checked where the KDF is cheap, to keep the suite quick).
+        if ((crypto["kdfparams"] as? [String: Any])?["n"] as? Int ?? 0) <= 8192 {
+            let wrong = try deriveKey(crypto, password: password + "x").unsafeCopy()[16..<32]
+            #expect(
+                !constantTimeEquals(Keccak256.hash(Array(wrong) + ciphertext), Hex.decode(crypto["mac"] as! String)!))
+        }
+        checks += 1
         let plaintext = try AESCTR.decrypt(ciphertext, key: SecretBytes(derived.unsafeCopy()[0..<16]), iv: iv)
+        // 30/31-byte keys are left-padded to 32; the file's address field (any case) must match.
+        let padded = SecretBytes([UInt8](repeating: 0, count: max(0, 32 - plaintext.count)) + plaintext.unsafeCopy())
+        if let address = json["address"] as? String {
+            let derivedAddress = try Secp256k1.PrivateKey(padded).ethereumAddress
+            #expect(derivedAddress == (try EthereumAddress("0x" + address.lowercased())), "\(name): address")
+            checks += 1
+        }
         if let priv {
             #expect(plaintext == SecretBytes(Hex.decode(priv)!), "\(name)")
             checks += 1
@@ -67,9 +85,9 @@ import WalletCrypto
             tally.ran()
         }
         tally.report()
-        print("\(file): \(checks) checks against intermediates and plaintext keys; MAC skipped (needs Keccak-256)")
+        print("\(file): \(checks) checks (intermediates, MAC, plaintext keys, addresses)")
         #expect(tally.ran == 5)
-        #expect(checks == 10)
+        #expect(checks >= 15)
     }
 
     @Test func gethV3() throws {
@@ -84,25 +102,26 @@ import WalletCrypto
             tally.ran()
         }
         tally.report()
-        print("\(file): \(checks) checks; MAC skipped (needs Keccak-256)")
+        print("\(file): \(checks) checks (intermediates, MAC, plaintext keys, addresses)")
         #expect(tally.ran == 4)
-        #expect(checks == 8)
+        #expect(checks >= 12)
     }
 
-    /// geth's very-light-scrypt file (password ""): no published key, so derive and decrypt only;
-    /// its MAC and address are checked once Keccak-256 and secp256k1 are merged.
+    /// geth's very-light-scrypt file (password ""): no published key; the MAC and the address field check it.
     @Test func gethVeryLightScrypt() throws {
         let file = "geth_accounts_keystore_testdata_very-light-scrypt.json"
         let json = try Fixtures.json("vectors/\(file)") as! [String: Any]
         var tally = VectorTally(file)
-        _ = try Self.checkV3(file: file, name: "", json: json, password: "", priv: nil)
+        let checks = try Self.checkV3(file: file, name: "", json: json, password: "", priv: nil)
+        #expect(checks == 2)  // MAC and address
         tally.ran()
         tally.report()
         #expect(tally.ran == 1)
     }
 
-    /// geth V1 (AES-128-CBC): the scrypt key matches; the cipher key is Keccak-256(derived[0..<16])[0..<16],
-    /// taken from the intermediates until Keccak-256 is merged; the plaintext is the published key.
+    /// geth V1 (AES-128-CBC): the scrypt key matches; the cipher key is Keccak-256(derived[0..<16])[0..<16]
+    /// and equals the intermediates'; the MAC is Keccak-256(derived[16..<32] ++ ciphertext); the plaintext is
+    /// the published key.
     @Test func gethV1() throws {
         let file = "geth_accounts_keystore_testdata_v1_test_vector.json"
         let json = try Fixtures.json("vectors/\(file)") as! [String: [String: Any]]
@@ -113,9 +132,12 @@ import WalletCrypto
             let derived = try Self.deriveKey(crypto, password: test["password"] as! String)
             let entry = try #require(Self.intermediates["\(file)#\(name)"])
             #expect(derived == SecretBytes(Hex.decode(entry["derived_key"]!)!))
-            let key = SecretBytes(Hex.decode(entry["cipher_key"]!)!)
+            let key = SecretBytes(Keccak256.hash(Array(derived.unsafeCopy()[0..<16]))[0..<16])
+            #expect(key == SecretBytes(Hex.decode(entry["cipher_key"]!)!))
             let iv = Hex.decode((crypto["cipherparams"] as! [String: String])["iv"]!)!
             let ciphertext = Hex.decode(crypto["ciphertext"] as! String)!
+            let mac = Keccak256.hash(Array(derived.unsafeCopy()[16..<32]) + ciphertext)
+            #expect(constantTimeEquals(mac, Hex.decode(crypto["mac"] as! String)!))
             let plaintext = try AESCBC.decrypt(ciphertext, key: key, iv: iv)
             #expect(plaintext == SecretBytes(Hex.decode(test["priv"] as! String)!))
             #expect(try AESCBC.encrypt(plaintext, key: key, iv: iv) == ciphertext)
