@@ -1,0 +1,60 @@
+import Foundation
+
+extension WaasHTTPServer {
+    /// Where the server listens and the limits it enforces.
+    public struct Configuration: Sendable {
+        /// The address to bind: an IPv4 or IPv6 literal, or a name that resolves to one.
+        public var host: String
+        /// The TCP port; 0 picks a free one (read it back from `WaasHTTPServer.port`).
+        public var port: Int
+        /// Worker threads in libmicrohttpd's pool; each serves many connections through epoll.
+        public var threadPoolSize: Int
+        /// The largest request body accepted; a larger one is answered 413.
+        public var maxBodyBytes: Int
+        /// Memory per connection for the request line, the headers and the read buffer
+        /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); headers beyond it are answered 431.
+        public var connectionMemoryBytes: Int
+        /// Seconds a connection may stay idle before it is closed; 0 keeps it forever.
+        public var connectionTimeoutSeconds: Int
+        /// Connections served at once; more are refused at accept.
+        public var maxConnections: Int
+        /// The listen queue length given to `listen(2)`.
+        public var listenBacklog: Int
+
+        /// The default pool size: two threads per core, at least four.
+        public static var defaultThreadPoolSize: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, threadPoolSize: Int = Configuration.defaultThreadPoolSize,
+            maxBodyBytes: Int = 1 << 20, connectionMemoryBytes: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
+            maxConnections: Int = 1024, listenBacklog: Int = 512
+        ) {
+            self.host = host
+            self.port = port
+            self.threadPoolSize = threadPoolSize
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionMemoryBytes = connectionMemoryBytes
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.maxConnections = maxConnections
+            self.listenBacklog = listenBacklog
+        }
+
+        /// Checks every value, naming the first one out of range.
+        func validate() throws(WaasHTTPServerError) {
+            func check(_ ok: Bool, _ what: String) throws(WaasHTTPServerError) {
+                if !ok { throw WaasHTTPServerError(.invalidConfiguration, what) }
+            }
+            try check((0...65535).contains(port), "port \(port) is not in 0...65535")
+            try check((1...1024).contains(threadPoolSize), "threadPoolSize \(threadPoolSize) is not in 1...1024")
+            try check(maxBodyBytes >= 0, "maxBodyBytes \(maxBodyBytes) is negative")
+            try check(
+                connectionMemoryBytes >= 4096, "connectionMemoryBytes \(connectionMemoryBytes) is below 4096")
+            try check(
+                (0...Int(UInt32.max)).contains(connectionTimeoutSeconds),
+                "connectionTimeoutSeconds \(connectionTimeoutSeconds) is out of range")
+            try check(
+                (1...Int(Int32.max)).contains(maxConnections), "maxConnections \(maxConnections) is out of range")
+            try check((1...65535).contains(listenBacklog), "listenBacklog \(listenBacklog) is not in 1...65535")
+        }
+    }
+}

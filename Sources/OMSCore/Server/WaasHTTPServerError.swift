@@ -1,0 +1,27 @@
+/// Why the HTTP server could not start.
+public struct WaasHTTPServerError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// A configuration value is out of range.
+        case invalidConfiguration
+        /// The host did not resolve, or the socket could not be created, bound or put to listen.
+        case bindFailed
+        /// libmicrohttpd refused to start the daemon.
+        case startFailed
+    }
+
+    public let code: Code
+    /// What failed and where (the address, the option, the errno text).
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "WaasHTTPServer \(code.rawValue): \(message)" }
+}
+
+extension WaasHTTPServerError: Equatable {
+    /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
+    public static func == (lhs: WaasHTTPServerError, rhs: WaasHTTPServerError) -> Bool { lhs.code == rhs.code }
+}
