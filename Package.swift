@@ -39,7 +39,9 @@ let package = Package(
         // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
         .target(name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "Runner", "Playbook"]),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
-        .target(name: "WalletOpsCLI", dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol"]),
+        .target(
+            name: "WalletOpsCLI",
+            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol"]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.

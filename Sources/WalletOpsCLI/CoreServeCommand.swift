@@ -35,22 +35,16 @@ struct CoreServeCommand: Command {
         let home = CoreCommandSupport.home(arguments, context)
         let (host, port) = try Self.parseListen(arguments.value(Self.listen) ?? "127.0.0.1:8787")
         try await CoreCommandSupport.run {
-            let service = try CoreConnection.open(home: home, coreURL: nil).service!
-            let wellKnown = WellKnownDocuments { document in
-                switch document {
-                case .jwks: (try? await service.wellKnownJWKS()).map { WellKnownResponse(body: $0) }
-                case .openIDConfiguration:
-                    (try? service.wellKnownOpenIDConfiguration()).map { WellKnownResponse(body: $0) }
-                }
-            }
+            let core = ServedCore(try CoreConnection.open(home: home, coreURL: nil).service!)
             let server = try WaasHTTPServer.start(
-                handler: service, wellKnown: wellKnown,
-                configuration: WaasHTTPServer.Configuration(
-                    host: host, port: port, maxBodyBytes: service.maxBodyBytes))
+                handler: core, wellKnown: core,
+                configuration: WaasHTTPServer.Configuration(host: host, port: port, maxBodyBytes: core.maxBodyBytes))
             context.standardOutput.writeLine("listening on \(server.baseURL.absoluteString)")
-            context.standardError.writeLine("issuer: \(service.issuer); home: \(home.url.path)")
+            context.standardError.writeLine("issuer: \(core.issuer); home: \(home.url.path)")
             await server.runUntilSignalled()
-            context.standardError.writeLine("stopped")
+            // The server may outlive this scope; the core must not: releasing it closes the database.
+            core.close()
+            context.standardError.writeLine("stopped; database closed")
         }
         return ExitCode.success.rawValue
     }
