@@ -1,3 +1,4 @@
+import Foundation
 import Jobs
 import OMSCore
 
@@ -5,7 +6,7 @@ import OMSCore
 struct JWKSCommand: Command {
     let configuration = CommandConfiguration(
         name: "jwks", abstract: "Print the ID-token issuer's JWK Set as JSON.",
-        discussion: "From the home's core, or GET <core>/.well-known/jwks.json with --core.",
+        discussion: "From the home's core, or GET <core>/.well-known/jwks.json with --core; members in sorted order.",
         options: CommonOptions.operatorOptions)
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
@@ -13,7 +14,16 @@ struct JWKSCommand: Command {
         let document = try await CoreCommandSupport.run {
             try await CoreConnection.open(home: home, coreURL: arguments.coreURL, openHome: false).jwksDocument()
         }
-        context.standardOutput.writeLine(String(decoding: document, as: UTF8.self))
+        context.standardOutput.writeLine(try Self.canonical(document))
         return ExitCode.success.rawValue
+    }
+
+    /// The document with its members sorted, so the same keys always print the same text.
+    static func canonical(_ document: [UInt8]) throws -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(document)),
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { throw CLIError(.failure, "the core's JWKS is not JSON") }
+        return String(decoding: data, as: UTF8.self)
     }
 }
