@@ -314,4 +314,52 @@ import Glibc
         #expect(jwks.standardOutput.hasPrefix("{\"keys\":["))
         #expect(server.stop(signal: SIGINT) == 0, "\(server.standardError)")
     }
+
+    @Test func providerIDTokenAndEmailCodeSignIn() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let home = scratch.home
+        _ = try Self.run(["core", "init"], home: home)
+
+        // A provider: its key, its JWKS trusted for audience app1, and a token it issued.
+        let provider = try P256.Signing.PrivateKey()
+        let jwksFile = scratch.file("idp-jwks.json")
+        let jwk = JWK(p256PublicKey: provider.publicKey, kid: "idp-1", alg: "ES256", use: "sig")
+        try Data(JWKSet(keys: [jwk]).json.serialized().utf8).write(to: jwksFile)
+        let trusted = try Self.run(
+            [
+                "core", "trust-issuer", "--issuer", "https://idp.example", "--jwks", jwksFile.path, "--audience",
+                "app1",
+            ], home: home)
+        #expect(trusted.standardOutput == "trusted https://idp.example (audience app1, 1 keys) for prj_local\n")
+        let now = Int64(Date().timeIntervalSince1970)
+        func token(audience: String) throws -> URL {
+            let claims: JSONObject = [
+                "iss": "https://idp.example", "sub": "user-42", "aud": .string(audience), "iat": .int(now),
+                "exp": .int(now + 300), "email": "Jo@Example.com", "email_verified": true,
+            ]
+            let file = scratch.file("token-\(audience).jwt")
+            try Data((try JWT.encode(claims: claims, privateKey: provider, keyID: "idp-1") + "\n").utf8).write(to: file)
+            return file
+        }
+        let login = try Self.run(["login", "--id-token-file", try token(audience: "app1").path], home: home)
+        #expect(login.standardOutput.hasPrefix("signed in as jo@example.com (user-42)\nissuer: https://idp.example\n"))
+        _ = try Self.run(["wallet", "list"], home: home)
+
+        // A token for an audience the project does not trust is refused by the core.
+        let refused = try Self.run(
+            ["login", "--id-token-file", try token(audience: "other").path], home: home, expect: 1)
+        #expect(refused.standardError.hasPrefix("Error: the core refused the request: "), "\(refused)")
+
+        // Email one-time code, read from the development outbox.
+        let otp = try Self.run(["login", "--otp", "--email", "code@example.com"], home: home)
+        #expect(otp.standardOutput.hasPrefix("signed in as code@example.com (code@example.com)\n"), "\(otp)")
+
+        // Exactly one way to sign in.
+        let both = try BuiltBinary.run(["login", "--dev", "--otp", "--email", "a@b.c", "--home", home.path])
+        #expect(
+            both.status == 64
+                && both.standardError.hasPrefix("Error: give exactly one of --dev, --id-token-file, --otp"))
+        try Self.checkModes(home)
+    }
 }
