@@ -355,6 +355,12 @@ import Glibc
         let otp = try Self.run(["login", "--otp", "--email", "code@example.com"], home: home)
         #expect(otp.standardOutput.hasPrefix("signed in as code@example.com (code@example.com)\n"), "\(otp)")
 
+        // A session shorter than the 30 s of skew is already over for the CLI: refused before any request.
+        _ = try Self.run(["login", "--dev", "--email", "short@example.com", "--lifetime", "20"], home: home)
+        let expired = try Self.run(["wallet", "list"], home: home, expect: 1)
+        #expect(expired.standardError.hasPrefix("Error: session expired at "), "\(expired)")
+        #expect(expired.standardError.hasSuffix(": sign in again\n"))
+
         // Exactly one way to sign in.
         let both = try BuiltBinary.run(["login", "--dev", "--otp", "--email", "a@b.c", "--home", home.path])
         #expect(
