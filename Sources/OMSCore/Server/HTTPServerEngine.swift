@@ -7,12 +7,13 @@ import Synchronization
 /// body accumulation, the hand-off to the async handlers, and the in-flight bookkeeping that a graceful
 /// stop waits on.
 ///
-/// Handler bridge: once a request is complete, the worker thread starts the handler in a `Task` and waits
-/// on a semaphore for its reply (`ResponseSlot`). Blocking is acceptable there because libmicrohttpd's
-/// pool threads are its own, not Swift's cooperative threads, so the handler's task always has a thread to
-/// run on; it costs no thread creation per request, and keeps the reply in the same callback, which
-/// libmicrohttpd 0.9.75 requires unless the connection is suspended. A pool thread serves one request at
-/// a time while it waits, so the pool size bounds the handlers running at once.
+/// Handler bridge: once a request is complete, the worker thread starts the handler in a `Task` and
+/// blocks until its reply, running the task's jobs itself meanwhile (`WorkerExecutor`). Blocking is
+/// acceptable there because libmicrohttpd's pool threads are its own, not Swift's cooperative threads; it
+/// costs no thread creation and, for a handler that does not suspend, no thread hop per request, and it
+/// keeps the reply in the same callback, which libmicrohttpd 0.9.75 requires unless the connection is
+/// suspended. A pool thread serves one request at a time while it waits, so the pool size bounds the
+/// handlers running at once.
 final class HTTPServerEngine: Sendable {
     let handler: any WaasRequestHandler
     let wellKnown: (any WellKnownProvider)?
@@ -21,15 +22,16 @@ final class HTTPServerEngine: Sendable {
     let discardLimit: Int
 
     private struct State {
-        var inFlight = 0
-        /// Stop was asked: replies carry `Connection: close` so clients leave their kept-alive connections.
-        var draining = false
         /// The grace period is over: running handlers were answered 503, new ones are not started.
         var closed = false
-        var pending: [ObjectIdentifier: ResponseSlot] = [:]
+        var pending: [ObjectIdentifier: WorkerExecutor] = [:]
     }
 
     private let state = Mutex(State())
+    /// Requests whose headers arrived and whose reply is not yet sent (atomic: touched twice per request).
+    private let requestsInFlight = Atomic(0)
+    /// Stop was asked: replies carry `Connection: close` so clients leave their kept-alive connections.
+    private let draining = Atomic(false)
 
     init(handler: any WaasRequestHandler, wellKnown: (any WellKnownProvider)?, maxBodyBytes: Int) {
         self.handler = handler
@@ -39,23 +41,21 @@ final class HTTPServerEngine: Sendable {
     }
 
     /// Requests whose headers arrived and whose reply is not yet sent.
-    var inFlight: Int { state.withLock { $0.inFlight } }
+    var inFlight: Int { requestsInFlight.load(ordering: .acquiring) }
 
     func beginDraining() {
-        state.withLock { $0.draining = true }
+        draining.store(true, ordering: .releasing)
     }
 
     /// Ends the grace period: answers every handler still running with 503 and refuses to start more.
     func abandonPending() {
-        let slots = state.withLock { state in
+        draining.store(true, ordering: .releasing)
+        let executors = state.withLock { state in
             state.closed = true
-            state.draining = true
             return Array(state.pending.values)
         }
-        let reply = Self.errorResponse(
-            WaasErrorCode(code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
-            "the server stopped before the request was handled")
-        for slot in slots { slot.fulfil(reply) }
+        let reply = Self.unavailable("the server stopped before the request was handled")
+        for executor in executors { executor.fulfil(reply) }
     }
 
     // MARK: Routing
@@ -110,7 +110,7 @@ final class HTTPServerEngine: Sendable {
     ) -> MHD_Result {
         let context = ConnectionContext(route: route(method: String(cString: method), path: String(cString: url)))
         contextSlot.pointee = Unmanaged.passRetained(context).toOpaque()
-        state.withLock { $0.inFlight += 1 }
+        requestsInFlight.add(1, ordering: .relaxed)
         switch context.route {
         case .reject(let status, let message, let allow):
             // Answered before the body: libmicrohttpd drops the rest and closes the connection after it.
@@ -176,23 +176,18 @@ final class HTTPServerEngine: Sendable {
         }
     }
 
-    /// Runs async work in a task and blocks this libmicrohttpd worker thread until it replies.
+    /// Runs async work in a task on this libmicrohttpd worker thread (`WorkerExecutor`) until it replies.
     private func run(_ work: @escaping @Sendable () async -> WaasHTTPResponse) -> WaasHTTPResponse {
-        let slot = ResponseSlot()
-        let key = ObjectIdentifier(slot)
+        let executor = WorkerExecutor()
+        let key = ObjectIdentifier(executor)
         let admitted = state.withLock { state in
             guard !state.closed else { return false }
-            state.pending[key] = slot
+            state.pending[key] = executor
             return true
         }
-        guard admitted else {
-            return Self.errorResponse(
-                WaasErrorCode(
-                    code: WaasErrorCode.internalUnavailable.code, name: "InternalUnavailable", httpStatus: 503),
-                "the server is stopping")
-        }
-        slot.attach(Task.detached { slot.fulfil(await work()) })
-        let reply = slot.wait()
+        guard admitted else { return Self.unavailable("the server is stopping") }
+        executor.start(work)
+        let reply = executor.waitForReply()
         _ = state.withLock { $0.pending.removeValue(forKey: key) }
         return reply
     }
@@ -202,7 +197,7 @@ final class HTTPServerEngine: Sendable {
         guard let contextSlot, let pointer = contextSlot.pointee else { return }
         contextSlot.pointee = nil
         Unmanaged<ConnectionContext>.fromOpaque(pointer).release()
-        state.withLock { $0.inFlight -= 1 }
+        requestsInFlight.subtract(1, ordering: .releasing)
     }
 
     // MARK: Replies
@@ -210,6 +205,11 @@ final class HTTPServerEngine: Sendable {
     /// Hands a reply to libmicrohttpd (which copies the body once), with `Content-Type: application/json`
     /// unless the reply names another.
     private func queue(_ reply: WaasHTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        guard (100...599).contains(reply.status) else {
+            // libmicrohttpd would drop the connection without a reply.
+            return queue(
+                Self.errorResponse(.internal, "the handler answered HTTP status \(reply.status)"), on: connection)
+        }
         let response = reply.message.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
@@ -229,12 +229,18 @@ final class HTTPServerEngine: Sendable {
             _ = MHD_add_response_header(response, name, value)
         }
         if !hasContentType { _ = MHD_add_response_header(response, "Content-Type", "application/json") }
-        if state.withLock({ $0.draining }) { _ = MHD_add_response_header(response, "Connection", "close") }
+        if draining.load(ordering: .acquiring) { _ = MHD_add_response_header(response, "Connection", "close") }
         return MHD_queue_response(connection, UInt32(clamping: reply.status), response)
     }
 
     private func tooLarge() -> WaasHTTPResponse {
         Self.errorResponse(Self.invalidRequest(413), "the request body is larger than \(maxBodyBytes) bytes")
+    }
+
+    /// InternalUnavailable (7104) as 503 Service Unavailable: the server is stopping.
+    static func unavailable(_ message: String) -> WaasHTTPResponse {
+        let code = WaasErrorCode.internalUnavailable
+        return errorResponse(WaasErrorCode(code: code.code, name: code.name, httpStatus: 503), message)
     }
 
     /// InvalidRequest (7200) with the HTTP status of this reply.

@@ -24,6 +24,8 @@ extension WaasHTTPServer {
         /// The default pool size: two threads per core, at least four.
         public static var defaultThreadPoolSize: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
 
+        /// Defaults: 127.0.0.1, a free port, `defaultThreadPoolSize` threads, 1 MiB bodies, 64 KiB per
+        /// connection, 30 s idle timeout, 1024 connections.
         public init(
             host: String = "127.0.0.1", port: Int = 0, threadPoolSize: Int = Configuration.defaultThreadPoolSize,
             maxBodyBytes: Int = 1 << 20, connectionMemoryBytes: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
@@ -46,7 +48,7 @@ extension WaasHTTPServer {
             }
             try check((0...65535).contains(port), "port \(port) is not in 0...65535")
             try check((1...1024).contains(threadPoolSize), "threadPoolSize \(threadPoolSize) is not in 1...1024")
-            try check(maxBodyBytes >= 0, "maxBodyBytes \(maxBodyBytes) is negative")
+            try check((0...(1 << 30)).contains(maxBodyBytes), "maxBodyBytes \(maxBodyBytes) is not in 0...1 GiB")
             try check(
                 connectionMemoryBytes >= 4096, "connectionMemoryBytes \(connectionMemoryBytes) is below 4096")
             try check(

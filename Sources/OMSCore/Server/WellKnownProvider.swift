@@ -12,10 +12,14 @@ public enum WellKnownDocument: String, Sendable, CaseIterable {
 
 /// The reply for one well-known document.
 public struct WellKnownResponse: Sendable {
+    /// The HTTP status, 200 for a published document.
     public var status: Int
+    /// The `Content-Type` header, `application/json` unless told.
     public var contentType: String
+    /// The exact body bytes.
     public var body: [UInt8]
 
+    /// A reply with this status, type and body.
     public init(status: Int = 200, contentType: String = "application/json", body: [UInt8]) {
         self.status = status
         self.contentType = contentType
@@ -33,10 +37,12 @@ public protocol WellKnownProvider: Sendable {
 public struct WellKnownDocuments: WellKnownProvider {
     private let body: @Sendable (WellKnownDocument) async -> WellKnownResponse?
 
+    /// Calls `body` for each request; nil answers 404.
     public init(_ body: @escaping @Sendable (WellKnownDocument) async -> WellKnownResponse?) {
         self.body = body
     }
 
+    /// The closure's reply for this document.
     public func response(for document: WellKnownDocument) async -> WellKnownResponse? {
         await body(document)
     }
