@@ -36,8 +36,12 @@ let package = Package(
         .target(name: "Playbook", dependencies: ["CYAML"]),
         // The task-graph engine and its checkpoint store.
         .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit"]),
+        // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
+        .target(name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "Runner", "Playbook"]),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
-        .target(name: "WalletOpsCLI", dependencies: ["WalletCrypto", "Playbook", "Runner"]),
+        .target(
+            name: "WalletOpsCLI",
+            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol"]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.
@@ -53,6 +57,8 @@ let package = Package(
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
+        .testTarget(
+            name: "JobsTests", dependencies: ["Jobs", "OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,6 +11,20 @@ public enum WalletOps {
     static var commands: [any Command] {
         [
             CommandGroup(
+                name: "core", abstract: "Create, configure and serve the OMS wallet core of a home folder.",
+                subcommands: [
+                    CoreInitCommand(), CoreTrustIssuerCommand(), CoreRotateSigningKeyCommand(), CoreServeCommand(),
+                ]),
+            LoginCommand(),
+            LogoutCommand(),
+            CommandGroup(
+                name: "wallet", abstract: "List, create and choose the signed-in account's wallets.",
+                subcommands: [WalletListCommand(), WalletCreateCommand(), WalletUseCommand()]),
+            CommandGroup(
+                name: "token", abstract: "Issue and verify wallet ID tokens (ES256 JWTs).",
+                subcommands: [TokenIssueCommand(), TokenVerifyCommand()]),
+            JWKSCommand(),
+            CommandGroup(
                 name: "crypto", abstract: "Offline key utilities (nothing leaves the machine).",
                 subcommands: [CryptoAddressCommand()]),
             VersionCommand(),
@@ -23,8 +37,9 @@ public enum WalletOps {
             name: "walletops",
             abstract: "Operate an OMS wallet core and run batch playbooks against it.",
             discussion: """
-                Exit codes: 0 ok, 1 failure, 2 aborted, 64 usage error, 65 bad input data,
-                70 internal error, 74 I/O error, 75 temporary failure (e.g. a lock is held).
+                Exit codes: 0 ok, 1 failure (also: not signed in, session expired, refused by the
+                core), 2 aborted, 64 usage error, 65 bad input data, 70 internal error, 74 I/O error,
+                75 temporary failure (e.g. a lock is held, the core is unreachable).
                 """,
             subcommands: commands)
     }

@@ -1,0 +1,35 @@
+/// A failure of an operator job: what went wrong and what to do, never key material.
+///
+/// Equal by code, like the other public errors of the project.
+public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable {
+        /// No credential is stored in the home, or it belongs to another core.
+        case notSignedIn
+        /// The stored credential has expired (treated as expired 30 s early).
+        case sessionExpired
+        /// The stored credential file cannot be read or does not decode.
+        case invalidCredential
+        /// The home holds no core, or no project of the given name.
+        case noCore
+        /// A document could not be fetched over HTTP (the core or issuer is unreachable).
+        case fetchFailed
+        /// A sign-in input (an ID token file, a one-time code) is unusable.
+        case invalidInput
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What went wrong, for the operator.
+    public let message: String
+
+    /// A failure of kind `code` with `message`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    public static func == (lhs: JobsError, rhs: JobsError) -> Bool { lhs.code == rhs.code }
+}
