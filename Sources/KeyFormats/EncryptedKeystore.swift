@@ -178,8 +178,11 @@ struct JSONFields {
 
     /// An integer field, also written as a decimal string ("3").
     func integer(_ name: String) -> Int? {
-        switch value(name) {
-        case let number as NSNumber where !(number is Bool):
+        let field = value(name)
+        // JSON true/false arrive as Bool, which would also cast to NSNumber: refuse them.
+        if let field, type(of: field) == Bool.self { return nil }
+        switch field {
+        case let number as NSNumber:
             let double = number.doubleValue
             return double == double.rounded() && abs(double) < 1e15 ? Int(double) : nil
         case let string as String: return Int(string)
