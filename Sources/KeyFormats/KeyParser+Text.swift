@@ -9,7 +9,7 @@ extension KeyParser {
         if text.count >= 2, text[text.startIndex] == 0x30, text[text.startIndex + 1] | 0x20 == 0x78 {
             text = text.dropFirst(2)
         }
-        if let bad = text.firstIndex(where: { !(0x21...0x7E).contains($0) }) {
+        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
             throw KeyFormatError(
                 .notHex,
                 "expected 64 hex digits, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
@@ -37,7 +37,7 @@ extension KeyParser {
     static func solanaBase58(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
         let text = trimmed(input)
         guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
-        if let bad = text.firstIndex(where: { !(0x21...0x7E).contains($0) }) {
+        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
             throw KeyFormatError(
                 .notBase58,
                 "expected base58 text, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
