@@ -120,7 +120,7 @@ public final class CSVKeyReader {
                 rowProblem = KeyFormatError(
                     .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
             }
-            let key = SecretBytes(UnsafeRawBufferPointer(rebasing: keyScratch[0..<keyLength]))
+            let key = SecretBytes.copying(UnsafeRawBufferPointer(rebasing: keyScratch[0..<keyLength]))
             return CSVKeyRow(
                 row: rowCount, line: recordLine, file: path, privateKey: key,
                 reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),

@@ -80,7 +80,7 @@ final class FileInput {
             scratch[count] = byte
             count += 1
         }
-        return SecretBytes(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+        return SecretBytes.copying(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
     }
 
     private func refill() throws(KeyFormatError) -> Bool {

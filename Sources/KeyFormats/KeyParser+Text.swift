@@ -73,7 +73,7 @@ extension KeyParser {
                 .notRawBytes,
                 "\(input.count) bytes of printable text, not raw key bytes (is this a truncated text key?)")
         }
-        return SecretBytes(input)
+        return SecretBytes.copying(input)
     }
 
     /// `input` without surrounding ASCII whitespace (a view; nothing is copied).

@@ -61,7 +61,7 @@ public enum PasswordSource: Sendable {
                 end -= 1
                 if end > 0, raw[end - 1] == 0x0D { end -= 1 }
             }
-            return SecretBytes(UnsafeRawBufferPointer(rebasing: raw[0..<end]))
+            return SecretBytes.copying(UnsafeRawBufferPointer(rebasing: raw[0..<end]))
         }
     }
 }
