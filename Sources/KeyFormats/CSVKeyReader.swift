@@ -163,12 +163,23 @@ public final class CSVKeyReader {
         }
         fieldColumns = header.map { Column(rawValue: $0) }
         guard columnIndex[.privateKey] != nil else {
-            let found = header.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ")
+            // A file without a header has a key in its first row: show only names that cannot be keys.
+            let found = header.map(Self.displayName).joined(separator: ", ")
             throw KeyFormatError(
-                .missingColumn, "the header has no private_key column (found: \(found))", file: path,
-                line: headerLine)
+                .missingColumn, "the header has no private_key column (found: \(found); is the first row a header?)",
+                file: path, line: headerLine)
         }
         resetRecord()
+    }
+
+    /// A header name for a message: short names of letters, digits, `_`, `-`, `.` and spaces as they
+    /// are; anything longer or stranger (possibly a key in a headerless file) only as its length.
+    static func displayName(_ name: String) -> String {
+        if name.isEmpty { return "(empty)" }
+        let plain = name.utf8.allSatisfy { byte in
+            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || [0x5F, 0x2D, 0x2E, 0x20].contains(byte)
+        }
+        return plain && name.utf8.count <= 24 ? name : "(\(name.utf8.count) characters, not shown)"
     }
 
     // MARK: - Records

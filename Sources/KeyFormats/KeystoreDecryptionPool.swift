@@ -183,7 +183,9 @@ final class AsyncSlots: Sendable {
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
-        // A grant that raced with cancellation still holds its slots; the caller's release returns them.
+        // A cancellation that arrived after the grant left a marker for a waiter that will never
+        // come; drop it. The granted slots are returned by the caller's release.
+        state.withLock { _ = $0.cancelledBeforeWaiting.remove(id) }
     }
 
     func release(_ weight: Int) {

@@ -64,6 +64,12 @@ import WalletCrypto
         #expect(error?.file == path)
         #expect(error?.line == 3)
         #expect(error?.description.hasPrefix("\(path):3: the header has no private_key column") == true)
+        // Without a header the first key would be read as a column name: it must not be shown.
+        let key = Self.hexKey().hex
+        let headerless = try dir.write("headerless.csv", "\(key),my-reference\n")
+        let noHeader = refusal { () throws(KeyFormatError) in try CSVKeyReader(path: headerless) }
+        expectRefusal(noHeader, code: .missingColumn, errorClass: .format, secretForms: [key, String(key.prefix(16))])
+        #expect(noHeader?.reason.contains("(64 characters, not shown), my-reference") == true)
         let empty = try dir.write("empty.csv", "")
         expectRefusal(
             refusal { () throws(KeyFormatError) in try CSVKeyReader(path: empty) }, code: .missingHeader,

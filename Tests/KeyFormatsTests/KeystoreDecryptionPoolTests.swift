@@ -95,6 +95,31 @@ import WalletCrypto
         #expect(pool.peakSlotsInUse <= 2)
     }
 
+    /// Six PBKDF2 keystores (262,144 rounds each) queued at once on two slots run two at a time.
+    @Test func concurrencyIsBounded() async throws {
+        let json =
+            try Fixtures.json("vectors/ethereum_tests_KeyStoreTests_basic_tests.json") as! [String: [String: Any]]
+        let names = ["test1", "evilnonce", "python_generated_test_with_odd_iv"]
+        let jobs = try (0..<6).map { index in
+            let test = json[names[index % 3]]!
+            return (
+                keystore: try EncryptedKeystore(json: JSONSerialization.data(withJSONObject: test["json"]!)),
+                password: SecretBytes(Array((test["password"] as! String).utf8)), priv: test["priv"] as! String
+            )
+        }
+        let pool = KeystoreDecryptionPool(configuration: .init(maxConcurrent: 2))
+        let secrets = try await withThrowingTaskGroup(of: (Int, SecretBytes).self) { group in
+            for (index, job) in jobs.enumerated() {
+                group.addTask { (index, try await pool.decrypt(job.keystore, password: job.password).secret) }
+            }
+            var all: [Int: SecretBytes] = [:]
+            for try await (index, secret) in group { all[index] = secret }
+            return all
+        }
+        for (index, job) in jobs.enumerated() { #expect(secrets[index] == SecretBytes(Hex.decode(job.priv)!)) }
+        #expect(pool.peakSlotsInUse == 2)
+    }
+
     @Test func cancelledWaitersLeaveTheQueue() async throws {
         let keystore = try EncryptedKeystore(
             contentsOf: Fixtures.url("vectors/geth_accounts_keystore_testdata_very-light-scrypt.json").path)
