@@ -23,14 +23,70 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// The precise problem, for callers that branch on it.
     public enum Code: String, Sendable, Hashable, CaseIterable {
-        case emptyKey, wrongLength, notHex, notBase58, ambiguousBase58, notRawBytes, zeroKey, keyOutOfRange
-        case invalidKey, keypairMismatch, referenceTooLong, unknownType, invalidExpectedAddress
-        case missingColumn, duplicateColumn, missingHeader, raggedRow, unterminatedQuote, malformedQuote, fieldTooLong
-        case malformedJSON, unsupportedKeystore, invalidKeystoreParameter
-        case wrongPassword, missingPassword, scryptMemoryLimit
-        case addressMismatch, expectedAddressMismatch
+        /// The key cell or file is empty (or only whitespace).
+        case emptyKey
+        /// The key has the wrong number of characters or bytes.
+        case wrongLength
+        /// An Ethereum text key has a character that is not a hex digit.
+        case notHex
+        /// A Solana text key has a character outside the base58 alphabet.
+        case notBase58
+        /// base58 text of exactly 32 or 64 characters (ambiguous with raw bytes or hex).
+        case ambiguousBase58
+        /// A raw key file of key length that is printable text (a truncated text key).
+        case notRawBytes
+        /// The secp256k1 scalar is zero.
+        case zeroKey
+        /// The secp256k1 scalar is not below the group order n.
+        case keyOutOfRange
+        /// The key is not valid for its curve for another reason.
+        case invalidKey
+        /// A 64-byte Solana keypair whose public half does not match its seed.
+        case keypairMismatch
+        /// The reference is longer than 128 UTF-8 bytes.
+        case referenceTooLong
+        /// The type cell is not ethereum/evm/solana, or there is no type at all.
+        case unknownType
+        /// The expected address is not an address of the key's type.
+        case invalidExpectedAddress
+        /// The CSV header has no private_key column (or a map lacks a column).
+        case missingColumn
+        /// The CSV header names a known column twice.
+        case duplicateColumn
+        /// The CSV file is empty.
+        case missingHeader
+        /// A CSV row's field count differs from the header's.
+        case raggedRow
+        /// A quoted CSV field is never closed (ends the file).
+        case unterminatedQuote
+        /// Characters follow a closing quote in a CSV field.
+        case malformedQuote
+        /// A CSV cell is longer than the reader keeps.
+        case fieldTooLong
+        /// A keystore, keypair or map file is not the JSON it should be.
+        case malformedJSON
+        /// A keystore version, cipher, KDF or PRF this reader does not support.
+        case unsupportedKeystore
+        /// A keystore field is missing or out of range.
+        case invalidKeystoreParameter
+        /// The keystore MAC does not match: wrong password or corrupted file.
+        case wrongPassword
+        /// No password: the variable is unset or the map has no entry.
+        case missingPassword
+        /// The keystore's scrypt parameters need more memory than allowed.
+        case scryptMemoryLimit
+        /// The keystore's address field is not the decrypted key's address.
+        case addressMismatch
+        /// The key's address is not the expected_address given.
+        case expectedAddressMismatch
+        /// The same key appeared earlier in the run.
         case duplicateKey
-        case readFailed, fileTooLarge, notAFile
+        /// A file or directory could not be opened or read.
+        case readFailed
+        /// A file is larger than its format allows.
+        case fileTooLarge
+        /// A path names a directory where a file was expected.
+        case notAFile
 
         /// The rejects-file class of this code.
         public var errorClass: ErrorClass {
