@@ -1,4 +1,4 @@
-/// Reads a directory of key files (raw bytes or Solana keypair JSON), one file at a time, in the
+/// Reads a directory of key files (raw bytes, text keys or Solana keypair JSON), one file at a time, in the
 /// order of ``DirectoryListing``: each file is one record whose source is its file name.
 ///
 /// Keystore directories are decrypted through ``KeystoreDecryptionPool/decryptFile(at:passwords:)``

@@ -1,11 +1,13 @@
 public import WalletCrypto
 
-/// Single-file key formats: raw key bytes, and the Solana CLI keypair JSON.
+/// Single-file key formats: raw key bytes, one text key, and the Solana CLI keypair JSON.
 public enum KeyFile {
     /// The format of one key file.
     public enum Format: Sendable, Hashable {
         /// 32 raw bytes (Ethereum scalar, Solana seed) or 64 (Solana keypair).
         case raw(KeyType)
+        /// One text key: hex (Ethereum) or base58 (Solana), surrounding whitespace allowed.
+        case text(KeyType)
         /// The Solana CLI keypair file: a JSON array of 64 numbers 0-255 (seed || public key).
         case solanaKeypairJSON
     }
@@ -23,6 +25,7 @@ public enum KeyFile {
             let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
             switch format {
             case .raw(let type): return try KeyParser.parse(contents, type: type, encoding: .raw)
+            case .text(let type): return try KeyParser.parse(contents, type: type, encoding: .text)
             case .solanaKeypairJSON: return try KeyParser.solana(secret: solanaKeypairJSON(contents))
             }
         }

@@ -42,6 +42,13 @@ import WalletCrypto
         for (record, key) in zip(records, k) {
             #expect(try record.result.get().address == key.address)
         }
+        // Printing or dumping records shows addresses, never keys.
+        var dumped = ""
+        dump(records, to: &dumped)
+        for text in [String(describing: records), String(reflecting: records), dumped] {
+            #expect(text.contains(k[0].address))
+            for key in k { #expect(!text.lowercased().contains(key.hex)) }
+        }
     }
 
     @Test func loneCRAndLFLineEndings() throws {

@@ -44,6 +44,25 @@ import Glibc
         #expect(records[5].result.failure?.description.contains("k5.key: expected 32 raw bytes") == true)
     }
 
+    @Test func textKeyFiles() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let eth = Secp256k1.PrivateKey.generate()
+        let sol = Ed25519.PrivateKey.generate()
+        var solText = Base58.encode(sol.keypairBytes.unsafeCopy())
+        if solText.count == 64 { solText = Base58.encode(sol.seed.unsafeCopy()) }
+        let ethPath = try dir.write("eth.txt", "0x" + Base16.encode(eth.secretBytes.unsafeCopy()) + "\n")
+        let solPath = try dir.write("sol.txt", solText + "\r\n")
+        #expect(
+            try KeyFile.read(path: ethPath, format: .text(.ethereum)).result.get().address
+                == eth.ethereumAddress.checksummed)
+        #expect(try KeyFile.read(path: solPath, format: .text(.solana)).result.get().address == sol.solanaAddress)
+        let big = try dir.write("big.txt", String(repeating: "a", count: 5000))
+        expectRefusal(
+            KeyFile.read(path: big, format: .text(.ethereum)).result.failure, code: .fileTooLarge, errorClass: .io,
+            secretForms: [])
+    }
+
     @Test func solanaKeypairJSONForms() throws {
         let key = Ed25519.PrivateKey.generate()
         let bytes = key.keypairBytes.unsafeCopy()
