@@ -43,7 +43,8 @@ public final class CSVKeyReader {
 
     /// The CSV file's path.
     public let path: String
-    /// The header names, trimmed and lowercased, in file order.
+    /// The header names, trimmed and lowercased, in file order (a long or unusual name appears only as
+    /// its length, since a file without a header would have a key there).
     public private(set) var header: [String] = []
     /// The 1-based line of the header.
     public private(set) var headerLine = 0
@@ -152,7 +153,7 @@ public final class CSVKeyReader {
         }
         headerLine = recordLine
         if let problem { throw problem.located(file: path, line: headerLine) }
-        header = headerCells.map { String(decoding: $0, as: UTF8.self).trimmingASCIIWhitespace().lowercased() }
+        header = headerCells.map(Self.headerName)
         for (index, name) in header.enumerated() {
             guard let column = Column(rawValue: name) else { continue }
             guard columnIndex[column] == nil else {
@@ -164,7 +165,7 @@ public final class CSVKeyReader {
         fieldColumns = header.map { Column(rawValue: $0) }
         guard columnIndex[.privateKey] != nil else {
             // A file without a header has a key in its first row: show only names that cannot be keys.
-            let found = header.map(Self.displayName).joined(separator: ", ")
+            let found = header.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ")
             throw KeyFormatError(
                 .missingColumn, "the header has no private_key column (found: \(found); is the first row a header?)",
                 file: path, line: headerLine)
@@ -172,14 +173,27 @@ public final class CSVKeyReader {
         resetRecord()
     }
 
-    /// A header name for a message: short names of letters, digits, `_`, `-`, `.` and spaces as they
-    /// are; anything longer or stranger (possibly a key in a headerless file) only as its length.
-    static func displayName(_ name: String) -> String {
-        if name.isEmpty { return "(empty)" }
-        let plain = name.utf8.allSatisfy { byte in
-            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || [0x5F, 0x2D, 0x2E, 0x20].contains(byte)
+    /// An empty header cell with room for a key, so a key in a headerless file is not spread over
+    /// reallocated (and unwiped) buffers.
+    static func newHeaderCell() -> [UInt8] {
+        var cell: [UInt8] = []
+        cell.reserveCapacity(128)
+        return cell
+    }
+
+    /// A header cell as a name: trimmed and lowercased when it is short and plain (letters, digits,
+    /// `_`, `-`, `.`, spaces); otherwise only its length. A file without a header has a key in its
+    /// first row, which must not become a `String` or appear in an error.
+    static func headerName(_ cell: [UInt8]) -> String {
+        var bytes = cell[...]
+        while let first = bytes.first, ASCII.isWhitespace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, ASCII.isWhitespace(last) { bytes = bytes.dropLast() }
+        let plain = bytes.allSatisfy { byte in
+            (0x61...0x7A).contains(byte | 0x20) || (0x30...0x39).contains(byte)
+                || [0x5F, 0x2D, 0x2E, 0x20].contains(byte)
         }
-        return plain && name.utf8.count <= 24 ? name : "(\(name.utf8.count) characters, not shown)"
+        guard plain && bytes.count <= 24 else { return "(\(bytes.count) characters, not shown)" }
+        return String(decoding: bytes, as: UTF8.self).lowercased()
     }
 
     // MARK: - Records
@@ -263,7 +277,7 @@ public final class CSVKeyReader {
         fieldLength += 1
         if !ASCII.isWhitespace(byte) { recordHasContent = true }
         if isHeader {
-            if headerCells.count <= fieldIndex { headerCells.append([]) }
+            if headerCells.count <= fieldIndex { headerCells.append(Self.newHeaderCell()) }
             guard fieldLength <= Self.maximumFieldBytes else {
                 if problem == nil {
                     problem = KeyFormatError(
@@ -309,6 +323,8 @@ public final class CSVKeyReader {
         sodium_memzero(keyScratch.baseAddress, keyLength)
         keyLength = 0
         for slot in cells.indices { cells[slot].removeAll(keepingCapacity: true) }
+        // Header cells may hold a key (a file without a header): wipe them in place before freeing.
+        for index in headerCells.indices { SecretBytes.wipe(&headerCells[index]) }
         headerCells.removeAll()
         fieldIndex = 0
         fieldLength = 0
@@ -343,6 +359,7 @@ public final class CSVKeyReader {
                 if byte != [0xEF, 0xBB, 0xBF][head.count - 1] { break }
             }
             if head != [0xEF, 0xBB, 0xBF] { pushback = head.reversed() }
+            SecretBytes.wipe(&head)
         }
         if let byte = pushback.popLast() { return byte }
         return try input.next()
