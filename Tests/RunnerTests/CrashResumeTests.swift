@@ -42,14 +42,20 @@ import Testing
         child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: dir.url.path]) { _, new in
             new
         }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
+        // The child's output goes to a file, shown if it ends on its own instead of being killed.
+        _ = FileManager.default.createFile(atPath: dir.path("child.log"), contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.path("child.log")))
+        child.standardOutput = log
+        child.standardError = log
         try child.run()
         func lineCount() -> Int {
             (try? Data(contentsOf: URL(fileURLWithPath: effects)))?.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } ?? 0
         }
         try await waitUntil(timeout: 120) { lineCount() >= 3000 || !child.isRunning }
-        #expect(child.isRunning, "the child ended before it could be killed")
+        #expect(
+            child.isRunning,
+            "the child ended before it could be killed: \((try? String(contentsOfFile: dir.path("child.log"), encoding: .utf8))?.suffix(2000) ?? "")"
+        )
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)
