@@ -59,12 +59,11 @@ struct TransferRecord: Sendable {
     }
 }
 
-extension SQLiteDatabase {
-    // MARK: Access lists
-
+/// The SQL of access lists, named so tests can check its query plan.
+enum AccessSQL {
     /// The page query of ListAccess: live grants of an account in `seq` order, read along the partial index
     /// `access_grants_live` (no sort, no scan of other accounts), with the credential joined by primary key.
-    static let accessPageSQL = """
+    static let page = """
         SELECT g.seq, g.type, g.credential_id, g.session_id, g.grants, coalesce(g.expires_at, c.expires_at), c.metadata
         FROM access_grants g JOIN credentials c ON c.id = g.credential_id
         WHERE g.account_id = ?1 AND g.revoked_at IS NULL AND g.seq > ?2
@@ -72,13 +71,17 @@ extension SQLiteDatabase {
           AND c.revoked_at IS NULL AND (?4 IS NULL OR g.type = ?4)
         ORDER BY g.seq LIMIT ?5
         """
+}
+
+extension SQLiteDatabase {
+    // MARK: Access lists
 
     /// One page of a wallet's access grants after `afterSeq`; one extra row tells whether more follow.
     func accessPage(account: String, wallet: String, type: CredentialType?, afterSeq: Int64, limit: Int) throws
         -> (rows: [AccessRow], more: Bool)
     {
         let rows = try rows(
-            Self.accessPageSQL,
+            AccessSQL.page,
             [
                 .text(account), .integer(afterSeq), .text(wallet), SQLiteValue(type?.rawValue),
                 .integer(Int64(limit + 1)),
