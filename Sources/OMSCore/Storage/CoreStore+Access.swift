@@ -87,14 +87,19 @@ extension SQLiteDatabase {
                 .integer(Int64(limit + 1)),
             ])
         let decoder = JSONDecoder()
+        // A remote credential's sessions share its metadata: decode it once per page, not once per row.
+        var metadata: [String: CredentialMetadata] = [:]
         let records = rows.prefix(limit).map { row in
-            AccessRow(
-                seq: row[0].int ?? 0, type: CredentialType(wire: row[1].text ?? ""), credentialId: row[2].text ?? "",
+            let credentialId = row[2].text ?? ""
+            let isRemote = row[1].text == CredentialType.remote.rawValue
+            if isRemote, metadata[credentialId] == nil, let json = row[6].text {
+                metadata[credentialId] = try? decoder.decode(CredentialMetadata.self, from: Data(json.utf8))
+            }
+            return AccessRow(
+                seq: row[0].int ?? 0, type: CredentialType(wire: row[1].text ?? ""), credentialId: credentialId,
                 sessionId: row[3].text,
                 grants: row[4].text.flatMap { try? decoder.decode([Grant].self, from: Data($0.utf8)) },
-                expiresAt: row[5].int ?? 0,
-                metadata: row[1].text == "remote"
-                    ? row[6].text.flatMap { try? decoder.decode(CredentialMetadata.self, from: Data($0.utf8)) } : nil)
+                expiresAt: row[5].int ?? 0, metadata: isRemote ? metadata[credentialId] : nil)
         }
         return (Array(records), rows.count > limit)
     }
