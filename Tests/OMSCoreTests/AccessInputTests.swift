@@ -187,6 +187,81 @@ import WalletCrypto
         #expect(try await world.dump() == before)
     }
 
+    @Test(arguments: AccessTransport.allCases)
+    func everyMethodRefusesTamperedAndReplayedRequests(_ transport: AccessTransport) async throws {
+        let world = try await AccessWorld.make(transport)
+        defer { world.core.remove() }
+        let remote = try await world.remote()
+        let session = try await world.authorize(remote).sessionId
+        let spare = try await world.authorize(remote).sessionId
+        let prepared = try await remote.call(
+            .prepareEthereumTransaction,
+            PrepareEthereumTransactionRequest.nativeTransfer(
+                walletId: world.wallet.id, network: AccessWorld.amoy, sessionId: session, to: AccessWorld.receiver,
+                value: "3"), as: PrepareEthereumTransactionResponse.self)
+        func body(_ value: some Encodable) throws -> [UInt8] { try WaasClient.encodeBody(value) }
+        let credential = remote.signer!.credentialId
+        // Valid requests of every access method, in an order where each still succeeds.
+        let calls: [(WaasMethod, WaasClient, [UInt8])] = [
+            (.listAccess, world.owner, try body(ListAccessRequest(walletId: world.wallet.id))),
+            (
+                .authorizeRemoteAccess, world.owner,
+                try body(
+                    AuthorizeRemoteAccessRequest(
+                        credentialId: credential, walletId: world.wallet.id,
+                        grants: [.nativeTransfer(to: AccessWorld.receiver, limit: "9")],
+                        expiry: RFC3339.format(world.now + 600), chainId: AccessWorld.amoy))
+            ),
+            (.getSession, world.owner, try body(GetSessionRequest(sessionId: session))),
+            (.getSession, remote, try body(GetSessionRequest(sessionId: session))),
+            (.listSessions, remote, try body(ListSessionsRequest())),
+            (.getSessionUsage, remote, try body(GetSessionUsageRequest(sessionId: session, network: AccessWorld.amoy))),
+            (
+                .prepareEthereumTransaction, remote,
+                try body(
+                    PrepareEthereumTransactionRequest.nativeTransfer(
+                        walletId: world.wallet.id, network: AccessWorld.amoy, sessionId: session,
+                        to: AccessWorld.receiver, value: "2"))
+            ),
+            (.execute, remote, try body(ExecuteRequest(transactionId: prepared.transactionId))),
+            (
+                .transactionStatus, world.owner,
+                try body(TransactionStatusRequest(transactionId: prepared.transactionId))
+            ),
+            (
+                .registerCredential, remote,
+                try body(RegisterCredentialRequest(lifetime: 600, metadata: CredentialMetadata(appName: "Renewed")))
+            ),
+            (
+                .revokeAccess, world.owner,
+                try body(
+                    RevokeAccessRequest(targetCredentialId: credential, walletId: world.wallet.id, sessionId: spare))
+            ),
+            (.revokeCredential, remote, try body(RevokeCredentialRequest(credentialId: credential))),
+        ]
+        var checked = 0
+        for (method, client, valid) in calls {
+            // Another body under this request's signature: InvalidSignature.
+            var tampered = try client.makeRequest(method, body: valid)
+            tampered.message.body = valid + Array(" ".utf8)
+            var before = try await world.dump()
+            await expectRefusal(.invalidSignature, "\(method.name) tampered") {
+                try await Self.deliver(world, tampered)
+            }
+            #expect(try await world.dump() == before, "\(method.name) tampered")
+            let request = try client.makeRequest(method, body: valid)
+            try await Self.deliver(world, request)
+            before = try await world.dump()
+            await expectRefusal(.preconditionFailed, "\(method.name) replayed") {
+                try await Self.deliver(world, request)
+            }
+            #expect(try await world.dump() == before, "\(method.name) replayed")
+            checked += 1
+        }
+        print("AccessInputTests: \(checked) methods refused tampered and replayed requests")
+        #expect(checked == calls.count)
+    }
+
     /// Sends a prepared request and throws its service error.
     static func deliver(_ world: AccessWorld, _ request: WaasHTTPRequest) async throws {
         let response = try await world.core.transport.send(request)
