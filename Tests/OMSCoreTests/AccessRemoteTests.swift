@@ -229,7 +229,7 @@ import WalletCrypto
     }
 
     @Test(arguments: AccessTransport.allCases)
-    func limitsAreCanonicalDecimalsAndAddressesAre0xAnd40Hex(_ transport: AccessTransport) async throws {
+    func limitsAreCanonicalUnsignedDecimalsUpTo2To256Minus1(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
         defer { world.core.remove() }
         let remote = try await world.remote()
@@ -243,6 +243,13 @@ import WalletCrypto
                 try await world.authorize(remote, grants: [.nativeTransfer(to: AccessWorld.receiver, limit: limit)])
             }
         }
+    }
+
+    @Test(arguments: AccessTransport.allCases)
+    func addressesAre0xAnd40HexInAnyCase(_ transport: AccessTransport) async throws {
+        let world = try await AccessWorld.make(transport)
+        defer { world.core.remove() }
+        let remote = try await world.remote()
         let lower = "0xabcdefabcdefabcdefabcdefabcdefabcdefabcd"
         for address in [
             lower, lower.uppercased().replacingOccurrences(of: "0X", with: "0x"),
@@ -262,7 +269,13 @@ import WalletCrypto
                 try await world.authorize(remote, grants: [.erc20Transfer(token: address, limit: "1")])
             }
         }
-        // chainId: a canonical decimal of a known network.
+    }
+
+    @Test(arguments: AccessTransport.allCases)
+    func theChainIdIsACanonicalDecimalOfAKnownNetwork(_ transport: AccessTransport) async throws {
+        let world = try await AccessWorld.make(transport)
+        defer { world.core.remove() }
+        let remote = try await world.remote()
         func authorize(chain: String) async throws {
             _ = try await world.owner.call(
                 .authorizeRemoteAccess,
