@@ -1,5 +1,6 @@
 import Foundation
 import OMSProtocol
+import Synchronization
 import Testing
 import WalletCrypto
 
@@ -123,6 +124,7 @@ import WalletCrypto
             .registerCredential,
             RegisterCredentialRequest(lifetime: 86_400, metadata: CredentialMetadata(appName: "R")),
             as: RegisterCredentialResponse.self)
+        let retries = RetryCounter()
         for round in 0..<20 {
             let session = try await world.authorize(
                 clients[0], grants: [.nativeTransfer(to: AccessWorld.receiver, limit: "1000")])
@@ -132,16 +134,18 @@ import WalletCrypto
                         let value = "100"
                         // A stale nonce (requests of one credential overtaking each other) is retried, as a client
                         // would; it changed nothing.
-                        while true {
+                        for _ in 0..<1000 {
                             do {
                                 _ = try await world.send(clients[i % 2], session: session.sessionId, value: value)
                                 return value
                             } catch let error as WaasError where error.code == .preconditionFailed {
+                                retries.count.add(1, ordering: .relaxed)
                                 continue
                             } catch let error as WaasError where error.code == .usageLimitExceeded {
                                 return nil
                             }
                         }
+                        throw WaasError(.preconditionFailed, "transfer \(i) never got a fresh nonce through")
                     }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
@@ -158,6 +162,9 @@ import WalletCrypto
             }
             #expect(executed == 10, "round \(round)")
         }
+        print(
+            "AccessSpendingTests: 20 rounds of 16 racing transfers, \(retries.count.load(ordering: .relaxed)) stale-nonce retries"
+        )
         // Every executed transfer got its own EVM nonce.
         let nonceCount = try await world.core.service.store.read { db in
             try db.scalarInt("SELECT count(DISTINCT tx_nonce) FROM transactions WHERE status = 'executed'")
@@ -249,6 +256,11 @@ import WalletCrypto
             RLP.encode(.list([.list([]), .list([.list([])]), .list([.list([]), .list([.list([])])])]))
                 == [0xc7, 0xc0, 0xc1, 0xc0, 0xc3, 0xc0, 0xc1, 0xc0])
     }
+}
+
+/// Counts retried requests across the racing tasks.
+final class RetryCounter: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 /// Reads the top-level list of byte strings of an RLP item (enough to take a signed transaction apart).
