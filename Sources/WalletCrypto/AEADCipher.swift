@@ -76,7 +76,9 @@ final class AEADCipherContext {
             try start(encrypt: true, nonce: noncePointer)
             return try withInputBytes(plaintext) { input, count in
                 try withInputBytes(aad) { aadPointer, aadCount in
-                    try [UInt8](unsafeUninitializedCapacity: count + Self.tagSize) { out, initialized in
+                    try OpenSSL.checkLength(count, algorithm.name)
+                    try OpenSSL.checkLength(aadCount, algorithm.name)
+                    return try [UInt8](unsafeUninitializedCapacity: count + Self.tagSize) { out, initialized in
                         var written: Int32 = 0
                         var tail: Int32 = 0
                         let base = out.baseAddress!
@@ -111,6 +113,8 @@ final class AEADCipherContext {
                 try start(encrypt: false, nonce: noncePointer)
                 let count = total - Self.tagSize
                 return try withInputBytes(aad) { aadPointer, aadCount in
+                    try OpenSSL.checkLength(count, algorithm.name)
+                    try OpenSSL.checkLength(aadCount, algorithm.name)
                     var plaintext = [UInt8](repeating: 0, count: count)
                     var written: Int32 = 0
                     var tail: Int32 = 0

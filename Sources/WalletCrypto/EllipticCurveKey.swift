@@ -2,7 +2,7 @@ internal import COpenSSL
 import Foundation
 
 /// A NIST prime curve as OpenSSL names it, with the hash its ECDSA pairs with.
-struct ECCurve: Sendable {
+struct NISTCurve: Sendable {
     let name: String  // "P-256", for messages
     let groupName: String  // OpenSSL's group name
     let nid: Int32
@@ -12,10 +12,10 @@ struct ECCurve: Sendable {
 
     var pointSize: Int { 1 + 2 * scalarSize }
 
-    static let p256 = ECCurve(
+    static let p256 = NISTCurve(
         name: "P-256", groupName: "prime256v1", nid: NID_X9_62_prime256v1, scalarSize: 32, digest: .sha256,
         groupNameC: OpenSSL.CString("prime256v1"))
-    static let p384 = ECCurve(
+    static let p384 = NISTCurve(
         name: "P-384", groupName: "secp384r1", nid: NID_secp384r1, scalarSize: 48, digest: .sha384,
         groupNameC: OpenSSL.CString("secp384r1"))
 }
@@ -26,12 +26,12 @@ private let selectKeyPair: Int32 = 0x87
 
 /// An EC private key held in an EVP_PKEY, with its public point cached.
 final class ECPrivateKeyCore: Sendable {
-    let curve: ECCurve
+    let curve: NISTCurve
     let key: OpenSSL.Key
     let publicKey: ECPublicKeyCore
 
     /// A fresh random key.
-    init(generating curve: ECCurve) throws {
+    init(generating curve: NISTCurve) throws {
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
             throw OpenSSL.error(.libraryFailure, "\(curve.name) key generation: no EC context")
         }
@@ -48,7 +48,7 @@ final class ECPrivateKeyCore: Sendable {
     }
 
     /// A key from its big-endian scalar, which must be exactly `scalarSize` bytes and in [1, n-1].
-    init(curve: ECCurve, scalar: SecretBytes) throws {
+    init(curve: NISTCurve, scalar: SecretBytes) throws {
         guard scalar.count == curve.scalarSize else {
             throw CryptoError(
                 .invalidKey, "\(curve.name) private key: expected \(curve.scalarSize) bytes, got \(scalar.count)")
@@ -82,7 +82,7 @@ final class ECPrivateKeyCore: Sendable {
     }
 
     /// A key from a PKCS#8 PrivateKeyInfo (RFC 5208) holding an EC key on `curve`.
-    convenience init(curve: ECCurve, pkcs8 der: SecretBytes) throws {
+    convenience init(curve: NISTCurve, pkcs8 der: SecretBytes) throws {
         let scalar: SecretBytes = try withSecretBytes(der) { pointer, count in
             var cursor: UnsafePointer<UInt8>? = pointer
             guard let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, count),
@@ -189,7 +189,7 @@ final class ECPrivateKeyCore: Sendable {
 
     /// Builds an EVP_PKEY from the named group, an optional private scalar and an uncompressed point.
     /// OpenSSL checks that the point is on the curve.
-    static func fromData(curve: ECCurve, selection: Int32, privateScalar: OpaquePointer?, point: [UInt8]) throws
+    static func fromData(curve: NISTCurve, selection: Int32, privateScalar: OpaquePointer?, point: [UInt8]) throws
         -> OpaquePointer
     {
         guard let builder = OSSL_PARAM_BLD_new() else {
@@ -227,7 +227,7 @@ final class ECPrivateKeyCore: Sendable {
     }
 
     /// Throws unless `pkey` is an EC key on `curve`.
-    static func requireCurve(_ pkey: OpaquePointer, _ curve: ECCurve, _ what: String) throws {
+    static func requireCurve(_ pkey: OpaquePointer, _ curve: NISTCurve, _ what: String) throws {
         guard EVP_PKEY_is_a(pkey, "EC") == 1 else {
             throw CryptoError(.invalidKey, "\(curve.name) \(what): not an EC key")
         }
@@ -242,7 +242,7 @@ final class ECPrivateKeyCore: Sendable {
     }
 
     /// The key's public point, SEC 1 encoded as OpenSSL holds it (uncompressed unless decoded otherwise).
-    static func encodedPublicPoint(of pkey: OpaquePointer, curve: ECCurve) throws -> [UInt8] {
+    static func encodedPublicPoint(of pkey: OpaquePointer, curve: NISTCurve) throws -> [UInt8] {
         var encoded = [UInt8](repeating: 0, count: curve.pointSize)
         var length = 0
         guard EVP_PKEY_get_octet_string_param(pkey, "pub", &encoded, encoded.count, &length) == 1 else {
@@ -255,13 +255,13 @@ final class ECPrivateKeyCore: Sendable {
 
 /// An EC public key held in an EVP_PKEY, with its uncompressed point cached.
 final class ECPublicKeyCore: Sendable {
-    let curve: ECCurve
+    let curve: NISTCurve
     let key: OpenSSL.Key
     /// 0x04 || X || Y.
     let point: [UInt8]
 
     /// A key from an uncompressed SEC 1 point; OpenSSL checks that the point is on the curve.
-    init(curve: ECCurve, point: [UInt8]) throws {
+    init(curve: NISTCurve, point: [UInt8]) throws {
         guard point.count == curve.pointSize, point.first == 0x04 else {
             throw CryptoError(
                 .invalidKey,
@@ -275,7 +275,7 @@ final class ECPublicKeyCore: Sendable {
     }
 
     /// A key from a DER SubjectPublicKeyInfo (RFC 5480) naming `curve`; compressed points are accepted.
-    convenience init(curve: ECCurve, spki der: some ContiguousBytes) throws {
+    convenience init(curve: NISTCurve, spki der: some ContiguousBytes) throws {
         let point: [UInt8] = try withInputBytes(der) { pointer, count in
             var cursor: UnsafePointer<UInt8>? = pointer
             guard let pkey = d2i_PUBKEY(nil, &cursor, count), cursor == pointer + count else {
@@ -296,7 +296,7 @@ final class ECPublicKeyCore: Sendable {
     }
 
     /// Re-encodes a SEC 1 point (compressed or not) as uncompressed, checking it is on the curve.
-    static func uncompressed(_ point: [UInt8], curve: ECCurve) throws -> [UInt8] {
+    static func uncompressed(_ point: [UInt8], curve: NISTCurve) throws -> [UInt8] {
         if point.count == curve.pointSize && point.first == 0x04 { return point }
         guard let group = EC_GROUP_new_by_curve_name(curve.nid), let decoded = EC_POINT_new(group) else {
             throw OpenSSL.error(.libraryFailure, "\(curve.name): no curve group")

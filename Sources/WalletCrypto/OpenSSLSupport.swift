@@ -34,8 +34,10 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `CryptoError.<code>: <message>`.
     public var description: String { "CryptoError.\(code.rawValue): \(message)" }
 
+    /// Equal when the codes are equal; the message is not compared.
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
 }
 
@@ -53,6 +55,16 @@ enum OpenSSL {
         }
         ERR_clear_error()
         return CryptoError(code, reason.isEmpty ? what : "\(what) (\(reason))")
+    }
+
+    /// The largest input OpenSSL's `int`-sized EVP update calls take in one go.
+    static let maximumInput = Int(Int32.max) - 64
+
+    /// Throws unless `count` fits an `int` length argument.
+    static func checkLength(_ count: Int, _ what: String) throws {
+        guard count <= maximumInput else {
+            throw CryptoError(.invalidParameter, "\(what): inputs above \(maximumInput) bytes are not supported")
+        }
     }
 
     /// Clears the error queue after an expected failure (for example a signature that does not verify).
@@ -116,7 +128,8 @@ nonisolated(unsafe) private let emptyInput: UnsafeMutablePointer<UInt8> = {
     return pointer
 }()
 
-/// Calls `body` with a non-null pointer to `bytes` and their count.
+/// Calls `body` with a non-null pointer to `bytes` and their count. Module-wide: other
+/// OpenSSL-backed files in WalletCrypto (RSA) use it too.
 @inline(__always)
 func withInputBytes<R>(
     _ bytes: some ContiguousBytes, _ body: (UnsafePointer<UInt8>, Int) throws -> R

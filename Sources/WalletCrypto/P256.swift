@@ -8,7 +8,9 @@ public enum P256 {
     public enum Signing {}
     /// ECDH keys (SEC 1 section 3.3.1); the same types as `Signing`.
     public enum KeyAgreement {
+        /// A P-256 private key; `sharedSecret(with:)` performs ECDH.
         public typealias PrivateKey = P256.Signing.PrivateKey
+        /// A P-256 public key.
         public typealias PublicKey = P256.Signing.PublicKey
     }
 }
@@ -123,6 +125,9 @@ extension P256.Signing {
         }
 
         /// Whether a raw `r || s` signature is valid for a precomputed SHA-256 digest.
+        ///
+        /// Other digest sizes are accepted and truncated to the group order's size (FIPS 186-4 section 6.4),
+        /// as X.509 needs for a key paired with a different hash.
         public func isValidSignature(_ signature: some ContiguousBytes, forDigest digest: some ContiguousBytes) -> Bool
         {
             core.verifyRaw(signature, digest: digest)
@@ -135,6 +140,7 @@ extension P256.Signing {
             core.verifyDER(signature, digest: digest)
         }
 
+        /// Equal when the points are equal.
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool { lhs.core.point == rhs.core.point }
     }
 }

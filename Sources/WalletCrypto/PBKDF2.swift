@@ -22,7 +22,9 @@ public enum PBKDF2 {
         }
         return try withSecretBytes(password) { passwordPointer, passwordCount in
             try withInputBytes(salt) { saltPointer, saltCount in
-                try SecretBytes(count: length) { out in
+                try OpenSSL.checkLength(passwordCount, "PBKDF2 password")
+                try OpenSSL.checkLength(saltCount, "PBKDF2 salt")
+                return try SecretBytes(count: length) { out in
                     let ok = passwordPointer.withMemoryRebound(to: CChar.self, capacity: max(passwordCount, 1)) {
                         PKCS5_PBKDF2_HMAC(
                             $0, Int32(passwordCount), saltPointer, Int32(saltCount), Int32(iterations),

@@ -120,3 +120,13 @@ public struct SHA512 {
     /// The digest of everything absorbed so far; the state can keep absorbing afterwards.
     public func finalize() -> [UInt8] { DigestContext(copying: context).finalize() }
 }
+
+// The incremental states wrap a mutable C context: keep each one in one task.
+@available(*, unavailable)
+extension SHA256: Sendable {}
+
+@available(*, unavailable)
+extension SHA384: Sendable {}
+
+@available(*, unavailable)
+extension SHA512: Sendable {}

@@ -5,8 +5,12 @@ import Foundation
 ///
 /// Runs libsodium's `crypto_pwhash_scryptsalsa208sha256_ll`, which accepts the parameters real
 /// wallet files use (for example n = 262144, r = 1, p = 8) that OpenSSL 3.0's scrypt refuses.
-/// It blocks the calling thread for as long as the cost demands: call it off the cooperative pool.
+/// `derive` blocks the calling thread for as long as the cost demands; from async code use
+/// `deriveInBackground`, which runs on a dedicated thread instead of the cooperative pool.
 public enum Scrypt {
+    /// One derivation at a time: keeps memory within one `maxMemory` and leaves the pool free.
+    private static let queue = DispatchQueue(label: "walletops.scrypt", qos: .userInitiated)
+
     /// The default memory bound: 1 GiB, above geth's standard n = 2^18, r = 8 (256 MiB).
     public static let defaultMaxMemory = 1 << 30
 
@@ -57,6 +61,28 @@ public enum Scrypt {
                             "scrypt: libsodium failed for n = \(n), r = \(r), p = \(p) (out of memory?)")
                     }
                 }
+            }
+        }
+    }
+
+    /// `derive` run on a dedicated serial queue, so it never stalls Swift's cooperative thread pool.
+    ///
+    /// Derivations queue behind one another. Cancellation is checked before the work starts; a
+    /// derivation that has started runs to completion.
+    /// - Throws: what `derive` throws, or `CancellationError`.
+    public static func deriveInBackground(
+        password: SecretBytes, salt: some ContiguousBytes, n: Int, r: Int, p: Int, length: Int,
+        maxMemory: Int = defaultMaxMemory
+    ) async throws -> SecretBytes {
+        try Task.checkCancellation()
+        let saltBytes = salt.withUnsafeBytes { Array($0) }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(
+                    with: Result {
+                        try derive(
+                            password: password, salt: saltBytes, n: n, r: r, p: p, length: length, maxMemory: maxMemory)
+                    })
             }
         }
     }

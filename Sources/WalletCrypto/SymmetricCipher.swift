@@ -8,6 +8,7 @@ enum SymmetricCipher {
         _ algorithm: CipherAlgorithm, encrypt: Bool, key: SecretBytes, iv: some ContiguousBytes,
         padding: Bool, input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>
     ) throws -> Int {
+        try OpenSSL.checkLength(count, algorithm.name)
         guard let ctx = EVP_CIPHER_CTX_new() else {
             throw OpenSSL.error(.libraryFailure, "\(algorithm.name): out of memory")
         }

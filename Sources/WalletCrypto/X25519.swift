@@ -94,6 +94,7 @@ public enum X25519 {
             self.rawRepresentation = bytes
         }
 
+        /// Equal when the raw bytes are equal.
         public static func == (lhs: PublicKey, rhs: PublicKey) -> Bool {
             lhs.rawRepresentation == rhs.rawRepresentation
         }

@@ -231,4 +231,23 @@ func wycheproofScalar(_ hex: String, size: Int) -> [UInt8] {
         #expect(ab.count == 32)
         #expect(ab == (try b.sharedSecret(with: a.publicKey)))
     }
+
+    @Test func keysAreSharedSafelyAcrossTasks() async throws {
+        let key = try P256.Signing.PrivateKey()
+        let publicKey = key.publicKey
+        let verified = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var count = 0
+                    for i in 0..<50 {
+                        let message = Array("task \(task) message \(i)".utf8)
+                        if publicKey.isValidSignature(try key.signature(for: message), for: message) { count += 1 }
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(verified == 400)
+    }
 }

@@ -46,4 +46,16 @@ import WalletCrypto
             }
         }
     }
+
+    @Test func backgroundDerivationMatches() async throws {
+        let password = SecretBytes(Array("password".utf8))
+        let salt = Array("NaCl".utf8)
+        let background = try await Scrypt.deriveInBackground(
+            password: password, salt: salt, n: 1024, r: 8, p: 1, length: 32)
+        #expect(background == (try Scrypt.derive(password: password, salt: salt, n: 1024, r: 8, p: 1, length: 32)))
+        await #expect(throws: CryptoError(.memoryLimitExceeded, "")) {
+            try await Scrypt.deriveInBackground(
+                password: password, salt: salt, n: 1024, r: 8, p: 1, length: 32, maxMemory: 1024)
+        }
+    }
 }

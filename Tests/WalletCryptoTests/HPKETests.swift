@@ -1,0 +1,119 @@
+import TestSupport
+import Testing
+@_spi(Testing) import WalletCrypto
+
+@Suite struct HPKETests {
+    /// RFC 9180 test vectors: base mode, DHKEM(P-256) and DHKEM(X25519), HKDF-SHA256, every AEAD we
+    /// support; every encryption in order and every export, from both sides.
+    @Test func rfc9180BaseModeVectors() throws {
+        let all = try Fixtures.json("vectors/hpke_rfc9180_test-vectors_full.json") as! [[String: Any]]
+        var tally = VectorTally("hpke_rfc9180_test-vectors_full.json (mode 0, kem 16/32, kdf 1, aead 1/2/3/0xFFFF)")
+        var suites = 0
+        var encryptions = 0
+        var exports = 0
+        for vector in all {
+            guard vector["mode"] as! Int == 0, vector["kdf_id"] as! Int == 1,
+                let kem = HPKE.KEM(rawValue: UInt16(vector["kem_id"] as! Int)),
+                let aead = HPKE.AEAD(rawValue: UInt16(vector["aead_id"] as! Int))
+            else {
+                tally.skipped()
+                continue
+            }
+            func bytes(_ key: String) -> [UInt8] { Hex.decode(vector[key] as! String)! }
+            let suite = HPKE.Suite(kem: kem, kdf: .hkdfSHA256, aead: aead)
+            let name = "kem \(kem.rawValue) aead \(aead.rawValue)"
+
+            // DeriveKeyPair reproduces both key pairs.
+            let recipientKeys = try kem.deriveKeyPair(inputKeyMaterial: SecretBytes(bytes("ikmR")))
+            #expect(recipientKeys.privateKey == SecretBytes(bytes("skRm")), "\(name)")
+            #expect(recipientKeys.publicKey == bytes("pkRm"), "\(name)")
+            let ephemeralKeys = try kem.deriveKeyPair(inputKeyMaterial: SecretBytes(bytes("ikmE")))
+            #expect(ephemeralKeys.privateKey == SecretBytes(bytes("skEm")), "\(name)")
+            #expect(ephemeralKeys.publicKey == bytes("pkEm"), "\(name)")
+
+            let info = bytes("info")
+            let sender = try HPKE.Sender(
+                suite: suite, recipientKey: bytes("pkRm"), info: info,
+                ephemeralInputKeyMaterial: SecretBytes(bytes("ikmE")))
+            #expect(sender.encapsulatedKey == bytes("enc"), "\(name)")
+            let recipient = try HPKE.Recipient(
+                suite: suite, privateKey: SecretBytes(bytes("skRm")), encapsulatedKey: bytes("enc"), info: info)
+
+            let baseNonce = bytes("base_nonce")
+            for (index, encryption) in (vector["encryptions"] as! [[String: String]]).enumerated() {
+                // The vectors list consecutive sequence numbers: nonce = base_nonce XOR index.
+                var nonce = baseNonce
+                for i in 0..<8 { nonce[11 - i] ^= UInt8(truncatingIfNeeded: index >> (8 * i)) }
+                #expect(Hex.decode(encryption["nonce"]!)! == nonce, "\(name) #\(index)")
+                let plaintext = Hex.decode(encryption["pt"]!)!
+                let aad = Hex.decode(encryption["aad"]!)!
+                let ciphertext = Hex.decode(encryption["ct"]!)!
+                #expect(try sender.seal(plaintext, authenticating: aad) == ciphertext, "\(name) #\(index)")
+                #expect(try recipient.open(ciphertext, authenticating: aad) == plaintext, "\(name) #\(index)")
+                encryptions += 1
+            }
+            if aead == .exportOnly {
+                #expect(throws: CryptoError(.invalidParameter, "")) { try sender.seal([1]) }
+            }
+            for export in vector["exports"] as! [[String: Any]] {
+                let context = Hex.decode(export["exporter_context"] as! String)!
+                let length = export["L"] as! Int
+                let expected = SecretBytes(Hex.decode(export["exported_value"] as! String)!)
+                #expect(try sender.exportSecret(context: context, length: length) == expected, "\(name)")
+                #expect(try recipient.exportSecret(context: context, length: length) == expected, "\(name)")
+                exports += 1
+            }
+            suites += 1
+            tally.ran()
+        }
+        tally.report()
+        print("hpke: \(suites) suites, \(encryptions) encryptions, \(exports) exports")
+        #expect(suites == 8)
+        #expect(encryptions == 1542)
+        #expect(exports == 24)
+    }
+
+    @Test func roundTripsAndRejects() throws {
+        for kem in HPKE.KEM.allCases {
+            for aead in [HPKE.AEAD.aes128GCM, .aes256GCM, .chaCha20Poly1305] {
+                let suite = HPKE.Suite(kem: kem, aead: aead)
+                let keys = try kem.generateKeyPair()
+                #expect(keys.publicKey.count == kem.encapsulatedKeySize)
+                let sender = try HPKE.Sender(suite: suite, recipientKey: keys.publicKey, info: Array("app".utf8))
+                let first = try sender.seal(Array("one".utf8), authenticating: [1])
+                let second = try sender.seal(Array("two".utf8))
+                #expect(sender.sequenceNumber == 2)
+
+                let recipient = try HPKE.Recipient(
+                    suite: suite, privateKey: keys.privateKey, encapsulatedKey: sender.encapsulatedKey,
+                    info: Array("app".utf8))
+                // Out of order fails and leaves the sequence number alone.
+                #expect(throws: CryptoError(.authenticationFailure, "")) { try recipient.open(second) }
+                #expect(recipient.sequenceNumber == 0)
+                #expect(try recipient.open(first, authenticating: [1]) == Array("one".utf8))
+                #expect(try recipient.open(second) == Array("two".utf8))
+
+                // A different info gives different keys.
+                let other = try HPKE.Recipient(
+                    suite: suite, privateKey: keys.privateKey, encapsulatedKey: sender.encapsulatedKey,
+                    info: Array("app2".utf8))
+                #expect(throws: CryptoError(.authenticationFailure, "")) {
+                    try other.open(first, authenticating: [1])
+                }
+                #expect(
+                    try sender.exportSecret(context: [9], length: 48)
+                        == recipient.exportSecret(context: [9], length: 48))
+            }
+        }
+        // A recipient key that is not on P-256 is refused.
+        var bad = try HPKE.KEM.p256HKDFSHA256.generateKeyPair().publicKey
+        bad[64] ^= 1
+        #expect(throws: CryptoError(.invalidKey, "")) {
+            try HPKE.Sender(suite: .p256SHA256AES128GCM, recipientKey: bad, info: [UInt8]())
+        }
+        #expect(throws: CryptoError(.invalidKey, "")) {
+            try HPKE.Sender(
+                suite: .x25519SHA256ChaChaPoly, recipientKey: [UInt8](repeating: 0, count: 32), info: [UInt8]())
+        }
+    }
+}
