@@ -44,7 +44,8 @@ enum ImportedKeyParser {
                 throw WaasError(
                     .invalidRequest, "a base58 Solana key of \(text.count) characters is ambiguous with raw bytes")
             }
-            guard text.allSatisfy({ $0 < 0x80 }), var decoded = try? Base58.decode(String(decoding: text, as: UTF8.self))
+            guard text.allSatisfy({ $0 < 0x80 }),
+                var decoded = try? Base58.decode(String(decoding: text, as: UTF8.self))
             else { throw WaasError(.invalidRequest, "a Solana key must be 32 or 64 bytes, raw or base58") }
             defer { SecretBytes.wipe(&decoded) }
             raw = SecretBytes(decoded)

@@ -31,8 +31,7 @@ extension WaasService {
     }
 
     /// Creates (or finds) a home with its KEK, database, ID-token signing key, attestation chain, development
-    /// issuer and a
-    /// project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
+    /// issuer and a project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
     public static func initialize(
         home: CoreHome, project name: String = "local", issuer: String? = nil, clock: any CoreClock = SystemClock()
     ) throws -> InitResult {

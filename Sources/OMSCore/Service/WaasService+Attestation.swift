@@ -43,7 +43,8 @@ extension WaasService {
         }
         let document = try enclave.document(
             pending.identity, nonce: pending.nonce, publicKey: publicKey,
-            userData: Attestation.userData(method: pending.method, requestBody: request.body, responseBody: responseBody),
+            userData: Attestation.userData(
+                method: pending.method, requestBody: request.body, responseBody: responseBody),
             timestampMillis: UInt64(max(clock.now(), 0)) * 1000)
         return CanonicalBase64.encode(document)
     }
