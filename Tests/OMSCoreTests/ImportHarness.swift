@@ -81,9 +81,17 @@ struct ImportHarness {
         return AttestationVerifier(policy: policy) { Date(timeIntervalSince1970: TimeInterval(service.now)) }
     }
 
-    /// The caller's wallets, as the core holds them.
+    /// The caller's wallets, as the core holds them (every page).
     func wallets(_ client: WaasClient? = nil) async throws -> [Wallet] {
-        try await (client ?? self.client).call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self).wallets
+        var wallets: [Wallet] = []
+        var page: Page?
+        repeat {
+            let reply = try await (client ?? self.client).call(
+                .listWallets, ListWalletsRequest(page: page), as: ListWalletsResponse.self)
+            wallets += reply.wallets
+            page = reply.page.flatMap { $0.cursor?.isEmpty == false ? Page(limit: 100, cursor: $0.cursor) : nil }
+        } while page != nil
+        return wallets
     }
 
     /// An ImportWallet request sealed by hand, so tests can bend one part of it.

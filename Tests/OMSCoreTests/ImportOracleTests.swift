@@ -34,6 +34,7 @@ import WalletCrypto
         defer { harness.remove() }
         var tally = VectorTally("import oracle (eth-account, solders)")
         var secrets: [[UInt8]] = []
+        var items: [(index: Int, family: NetworkFamily, material: [UInt8], address: String)] = []
         for (index, fields) in lines.enumerated() {
             let family = fields.isEmpty ? NetworkFamily.unknown("") : NetworkFamily(wire: fields[0])
             guard fields.count == 3, family.isKnown, let material = Hex.decode(fields[1]) else {
@@ -41,15 +42,41 @@ import WalletCrypto
                 continue
             }
             secrets.append(Array(material.prefix(32)))
-            let plaintext =
-                family == .evm && index % 2 == 1 ? SecretBytes(Array("0x\(fields[1])".utf8)) : SecretBytes(material)
-            let wallet = try await harness.client.importWallet(
-                privateKey: plaintext, networkFamily: family, reference: "oracle \(index)",
-                suite: ImportSuite.allCases[index % ImportSuite.allCases.count], verifier: harness.verifier)
-            #expect(wallet.address == fields[2], "line \(index)")
-            #expect(wallet.keyOrigin == .imported)
+            items.append((index, family, material, fields[2]))
+        }
+        // Four credentials of the same account import in parallel (nonces increase per credential, so
+        // each lane is sequential), which overlaps the core's synchronous commits.
+        var lanes = [harness.client]
+        for _ in 1..<4 { lanes.append(try await harness.core.signIn().0) }
+        let verifier = harness.verifier
+        let imported = try await withThrowingTaskGroup(of: [(Int, Wallet)].self) { group in
+            for (lane, client) in lanes.enumerated() {
+                let mine = items.filter { $0.index % lanes.count == lane }.map { ($0.index, $0.family, $0.material) }
+                group.addTask {
+                    var wallets: [(Int, Wallet)] = []
+                    for (index, family, material) in mine {
+                        let plaintext =
+                            family == .evm && index % 2 == 1
+                            ? SecretBytes(Array("0x\(Base16.encode(material))".utf8)) : SecretBytes(material)
+                        let wallet = try await client.importWallet(
+                            privateKey: plaintext, networkFamily: family, reference: "oracle \(index)",
+                            suite: ImportSuite.allCases[index % ImportSuite.allCases.count], verifier: verifier)
+                        wallets.append((index, wallet))
+                    }
+                    return wallets
+                }
+            }
+            return try await group.reduce(into: [Int: Wallet]()) { all, lane in
+                for (index, wallet) in lane { all[index] = wallet }
+            }
+        }
+        for item in items {
+            let wallet = imported[item.index]
+            #expect(wallet?.address == item.address, "line \(item.index)")
+            #expect(wallet?.keyOrigin == .imported && wallet?.networkFamily == item.family)
             tally.ran()
         }
+        #expect(try await harness.wallets().count == items.count)
         tally.report()
         #expect(tally.ran == 2 * Self.perFamily)
         #expect(lines.filter { $0.first == "solana" }.count == Self.perFamily)

@@ -12,6 +12,8 @@ import WalletCrypto
         var family: NetworkFamily
         var plaintext: SecretBytes
         var address: String
+        /// The scalar or seed, for the plaintext scan.
+        var secret: [UInt8]
     }
 
     static func keyForms() -> [KeyForm] {
@@ -20,17 +22,22 @@ import WalletCrypto
         let sol = Ed25519.PrivateKey.generate()
         return [
             KeyForm(
-                name: "ethereum raw", family: .evm, plaintext: eth.secretBytes, address: eth.ethereumAddress.checksummed
-            ),
+                name: "ethereum raw", family: .evm, plaintext: eth.secretBytes,
+                address: eth.ethereumAddress.checksummed,
+                secret: eth.secretBytes.unsafeCopy()),
             KeyForm(
                 name: "ethereum hex", family: .evm, plaintext: SecretBytes(Array(" 0x\(ethHex.uppercased())\n".utf8)),
-                address: eth.ethereumAddress.checksummed),
-            KeyForm(name: "solana seed", family: .solana, plaintext: sol.seed, address: sol.solanaAddress),
-            KeyForm(name: "solana keypair", family: .solana, plaintext: sol.keypairBytes, address: sol.solanaAddress),
+                address: eth.ethereumAddress.checksummed, secret: eth.secretBytes.unsafeCopy()),
+            KeyForm(
+                name: "solana seed", family: .solana, plaintext: sol.seed, address: sol.solanaAddress,
+                secret: sol.seed.unsafeCopy()),
+            KeyForm(
+                name: "solana keypair", family: .solana, plaintext: sol.keypairBytes, address: sol.solanaAddress,
+                secret: sol.seed.unsafeCopy()),
             KeyForm(
                 name: "solana base58 keypair", family: .solana,
                 plaintext: SecretBytes(Array((Base58.encode(sol.keypairBytes.unsafeCopy()) + "\n").utf8)),
-                address: sol.solanaAddress),
+                address: sol.solanaAddress, secret: sol.seed.unsafeCopy()),
         ]
     }
 
@@ -39,9 +46,11 @@ import WalletCrypto
         let harness = try await ImportHarness()
         defer { harness.remove() }
         var imported: [String] = []
+        var secrets: [[UInt8]] = []
         for index in Self.keyForms().indices {
             // A fresh key for each form, so every form imports into this one core.
             let form = Self.keyForms()[index]
+            secrets.append(form.secret)
             let wallet = try await harness.client.importWallet(
                 privateKey: form.plaintext, networkFamily: form.family, reference: "import \(form.name)",
                 suite: suite, verifier: harness.verifier)
@@ -53,6 +62,9 @@ import WalletCrypto
         #expect(imported.count == 5)
         #expect(try await harness.wallets().map(\.address) == imported)
         #expect(harness.wire.count(.getRecipientKey) == 5 && harness.wire.count(.importWallet) == 5)
+        let scan = SecretScan(secrets)
+        #expect(scan.count == 5)
+        #expect(try scan.findings(under: harness.core.home.url).isEmpty)
     }
 
     @Test func everySolanaAndEthereumFormImportsToTheSameAddress() async throws {
