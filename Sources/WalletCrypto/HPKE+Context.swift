@@ -139,7 +139,7 @@ extension HPKE {
         }
 
         /// A secret of `length` bytes bound to this context and `context` (RFC 9180 section 5.3).
-        public func exportSecret(context exporterContext: some ContiguousBytes, length: Int) throws -> SecretBytes {
+        public func export(context exporterContext: some ContiguousBytes, length: Int) throws -> SecretBytes {
             try context.export(context: exporterContext.withUnsafeBytes { Array($0) }, length: length)
         }
     }
@@ -182,7 +182,7 @@ extension HPKE {
         }
 
         /// A secret of `length` bytes bound to this context and `context` (RFC 9180 section 5.3).
-        public func exportSecret(context exporterContext: some ContiguousBytes, length: Int) throws -> SecretBytes {
+        public func export(context exporterContext: some ContiguousBytes, length: Int) throws -> SecretBytes {
             try context.export(context: exporterContext.withUnsafeBytes { Array($0) }, length: length)
         }
     }

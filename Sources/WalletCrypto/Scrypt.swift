@@ -39,9 +39,10 @@ public enum Scrypt {
         guard n > 1, n & (n - 1) == 0 else {
             throw CryptoError(.invalidParameter, "scrypt: n = \(n) is not a power of two greater than 1")
         }
-        guard r >= 1, p >= 1, r.multipliedReportingOverflow(by: p).partialValue < 1 << 30,
-            r <= Int(UInt32.max), p <= Int(UInt32.max)
-        else { throw CryptoError(.invalidParameter, "scrypt: r = \(r), p = \(p) are out of range (r * p < 2^30)") }
+        let rp = r.multipliedReportingOverflow(by: p)
+        guard r >= 1, p >= 1, !rp.overflow, rp.partialValue < 1 << 30 else {
+            throw CryptoError(.invalidParameter, "scrypt: r = \(r), p = \(p) are out of range (r * p < 2^30)")
+        }
         guard length >= 1 else { throw CryptoError(.invalidParameter, "scrypt: length must be at least 1") }
         guard let needed = memoryRequired(n: n, r: r, p: p), needed <= maxMemory else {
             throw CryptoError(

@@ -59,8 +59,8 @@ import Testing
                 let context = Hex.decode(export["exporter_context"] as! String)!
                 let length = export["L"] as! Int
                 let expected = SecretBytes(Hex.decode(export["exported_value"] as! String)!)
-                #expect(try sender.exportSecret(context: context, length: length) == expected, "\(name)")
-                #expect(try recipient.exportSecret(context: context, length: length) == expected, "\(name)")
+                #expect(try sender.export(context: context, length: length) == expected, "\(name)")
+                #expect(try recipient.export(context: context, length: length) == expected, "\(name)")
                 exports += 1
             }
             suites += 1
@@ -101,8 +101,8 @@ import Testing
                     try other.open(first, authenticating: [1])
                 }
                 #expect(
-                    try sender.exportSecret(context: [9], length: 48)
-                        == recipient.exportSecret(context: [9], length: 48))
+                    try sender.export(context: [9], length: 48)
+                        == recipient.export(context: [9], length: 48))
             }
         }
         // A recipient key that is not on P-256 is refused.

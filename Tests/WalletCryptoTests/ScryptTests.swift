@@ -40,7 +40,9 @@ import WalletCrypto
             #expect(error.code == .memoryLimitExceeded)
             #expect(error.message.contains("1048576"))
         }
-        for (n, r, p) in [(0, 8, 1), (1, 8, 1), (1000, 8, 1), (16, 0, 1), (16, 1, 0)] {
+        for (n, r, p) in [
+            (0, 8, 1), (1, 8, 1), (1000, 8, 1), (16, 0, 1), (16, 1, 0), (16, 1 << 15, 1 << 15), (16, Int.max, 2),
+        ] {
             #expect(throws: CryptoError(.invalidParameter, "")) {
                 try Scrypt.derive(password: password, salt: [1], n: n, r: r, p: p, length: 32)
             }

@@ -2,3 +2,4 @@ import Foundation
 import WalletCrypto
 
 print("walletops-bench")
+try CryptoBenchmarks.run()
