@@ -97,10 +97,11 @@ extension WaasService {
                     .invalidRequest,
                     "keyMaterial.suite \(suite.rawValue) is not the recipient key's (\(row[1].text ?? ""))")
             }
+            let privateKey = try custody.open(sealedKey, for: material.keyId)
             let plaintext: SecretBytes
             do {
                 let recipient = try HPKE.Recipient(
-                    suite: suite.hpke, privateKey: try custody.open(sealedKey, for: material.keyId),
+                    suite: suite.hpke, privateKey: privateKey,
                     encapsulatedKey: encapsulatedKey, info: ImportBinding.info(keyId: material.keyId))
                 var opened = try recipient.open(
                     ciphertext,
