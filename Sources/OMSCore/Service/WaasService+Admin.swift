@@ -45,9 +45,10 @@ extension WaasService {
         let now = clock.now()
         var attestationRoot: X509Certificate?
         defer {
-            // Public: what development clients pin (docs/import.md), readable without opening the core.
+            // What development clients pin (docs/import.md), readable without opening the core. It is
+            // public, but the home's rule is simple: nothing in it is readable by other users (0600).
             if let attestationRoot {
-                try? Data(attestationRoot.pemEncoded.utf8).write(to: home.attestationRootURL, options: .atomic)
+                try? CoreHome.writePrivateFile(Array(attestationRoot.pemEncoded.utf8), to: home.attestationRootURL)
             }
         }
         return try store.sync { db in
