@@ -30,7 +30,8 @@ extension WaasService {
         public var created: Bool
     }
 
-    /// Creates (or finds) a home with its KEK, database, ID-token signing key, development issuer and a
+    /// Creates (or finds) a home with its KEK, database, ID-token signing key, attestation chain, development
+    /// issuer and a
     /// project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
     public static func initialize(
         home: CoreHome, project name: String = "local", issuer: String? = nil, clock: any CoreClock = SystemClock()
@@ -52,6 +53,8 @@ extension WaasService {
             if storedIssuer == nil { try db.setSetting(issuerSetting, issuerURL) }
             let tokens = TokenIssuer(custody: custody)
             if try db.scalarInt("SELECT count(*) FROM signing_keys") == 0 { try tokens.rotate(db, now: now) }
+            // The development enclave's attestation chain (root, intermediate, 24-hour leaf).
+            _ = try DevEnclave.ensureChain(db, custody: custody, now: now)
             if let existing = try db.project(name: name) {
                 return InitResult(project: existing, issuer: issuerURL, created: false)
             }
