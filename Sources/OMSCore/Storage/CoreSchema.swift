@@ -90,5 +90,6 @@ enum CoreSchema {
                 );
                 """),
         importMigration,
+        accessMigration,
     ]
 }
