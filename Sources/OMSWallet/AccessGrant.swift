@@ -28,8 +28,8 @@ public struct RemoteAccess: Hashable, Sendable {
     public let credential: WalletCredential
     /// The session id; `revokeAccess(credentialId:sessionId:)` revokes exactly this session.
     public let sessionId: String
-    /// The remote credential's display metadata.
-    public let metadata: CredentialMetadata?
+    /// The remote credential's display metadata (an empty app name when the service sent none).
+    public let metadata: CredentialMetadata
     /// What the session may do.
     public let grants: [Grant]
 }
@@ -57,7 +57,8 @@ public enum AccessGrant: Hashable, Sendable {
             }
             self = .remote(
                 RemoteAccess(
-                    credential: WalletCredential(info), sessionId: sessionId, metadata: info.metadata,
+                    credential: WalletCredential(info), sessionId: sessionId,
+                    metadata: info.metadata ?? CredentialMetadata(appName: ""),
                     grants: info.grants ?? []))
         default:
             self = .direct(WalletCredential(info))

@@ -60,6 +60,8 @@ public final class OMSWallet: Sendable {
         case .service(let opened):
             service = opened
             transport = InProcessTransport(handler: opened)
+        case .transport(let given):
+            transport = given
         }
         let directory =
             configuration.storageDirectory

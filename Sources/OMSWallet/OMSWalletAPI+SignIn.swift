@@ -123,7 +123,8 @@ extension OMSWalletAPI {
         let stored = StoredSession(
             version: StoredSession.currentVersion, projectId: publishableKey.projectId, credentialId: credentialId,
             walletId: chosen.id, walletAddress: chosen.address, walletType: chosen.walletType,
-            keyOrigin: chosen.keyOrigin, expiresAt: completed.credential.expiresAt, auth: auth)
+            keyOrigin: chosen.keyOrigin, reference: chosen.reference, expiresAt: completed.credential.expiresAt,
+            auth: auth)
         return .active(try activate(stored, key: key, operation: operation))
     }
 
@@ -134,7 +135,7 @@ extension OMSWalletAPI {
     ///   `.walletSelectionUnavailable` (the wallet is not one of the selection's, or no longer exists),
     ///   `.sessionExpired` (the credential expired meanwhile).
     public func completeWalletSelection(_ selection: PendingWalletSelection, walletId: String) async throws
-        -> OMSWalletSessionState
+        -> OMSWalletActiveSession
     {
         let operation = "wallet.completeWalletSelection"
         guard selection.wallets.contains(where: { $0.id == walletId }) else {
@@ -185,7 +186,8 @@ extension OMSWalletAPI {
         let stored = StoredSession(
             version: StoredSession.currentVersion, projectId: publishableKey.projectId,
             credentialId: selection.credentialId, walletId: wallet.id, walletAddress: wallet.address,
-            walletType: wallet.walletType, keyOrigin: wallet.keyOrigin, expiresAt: selection.expiresAtText,
+            walletType: wallet.walletType, keyOrigin: wallet.keyOrigin, reference: wallet.reference,
+            expiresAt: selection.expiresAtText,
             auth: selection.auth)
         do {
             return try activate(stored, key: selection.key, operation: operation)

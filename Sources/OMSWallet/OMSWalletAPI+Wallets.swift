@@ -15,7 +15,7 @@ extension OMSWalletAPI {
     ///
     /// - Returns: the session with that wallet active.
     @discardableResult
-    public func useWallet(walletId: String) async throws -> OMSWalletSessionState {
+    public func useWallet(walletId: String) async throws -> OMSWalletActiveSession {
         let operation = "wallet.useWallet"
         guard !walletId.isEmpty else { throw OMSWalletError.validation(operation, "walletId is empty") }
         return try await perform(operation) { session in

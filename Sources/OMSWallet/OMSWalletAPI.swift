@@ -29,6 +29,9 @@ public final class OMSWalletAPI: Sendable {
         var key: P256.Signing.PrivateKey
         var client: WaasClient
         var state: OMSWalletSessionState { stored.state }
+        var activeSession: OMSWalletActiveSession {
+            OMSWalletActiveSession(wallet: stored.wallet, expiresAt: expiresAt, auth: stored.auth)
+        }
         var walletId: String { stored.walletId }
     }
 
@@ -130,7 +133,7 @@ public final class OMSWalletAPI: Sendable {
     /// Makes a session active and persists it: the key file first, so `session.json` never names a key
     /// that is not on disk.
     func activate(_ stored: StoredSession, key: P256.Signing.PrivateKey, operation: String) throws(OMSWalletError)
-        -> OMSWalletSessionState
+        -> OMSWalletActiveSession
     {
         guard let expiresAt = stored.expiryDate else {
             throw OMSWalletError(.invalidResponse, operation: operation, "credential.expiresAt is not RFC 3339")
@@ -151,18 +154,14 @@ public final class OMSWalletAPI: Sendable {
             state.selectionInFlight = false
             scheduleExpiry(&state)
         }
-        return session.state
+        return session.activeSession
     }
 
     /// Replaces the active wallet of `session`, keeping its credential, expiry and auth metadata.
     func replaceWallet(_ wallet: Wallet, of session: ActiveSession, operation: String) throws(OMSWalletError)
-        -> OMSWalletSessionState
+        -> OMSWalletActiveSession
     {
-        var stored = session.stored
-        stored.walletId = wallet.id
-        stored.walletAddress = wallet.address
-        stored.walletType = wallet.walletType
-        stored.keyOrigin = wallet.keyOrigin
+        let stored = session.stored.activating(wallet)
         do {
             try storage.saveSession(stored)
         } catch {
@@ -178,7 +177,7 @@ public final class OMSWalletAPI: Sendable {
         guard replaced else {
             throw OMSWalletError(.sessionMissing, operation: operation, "the session ended during the call")
         }
-        return updated.state
+        return OMSWalletActiveSession(wallet: wallet, expiresAt: session.expiresAt, auth: updated.auth)
     }
 
     /// Ends the local session (memory and storage scope); revokes nothing on the server.

@@ -3,5 +3,5 @@ public struct OMSWalletActivation: Hashable, Sendable {
     /// The new wallet.
     public let wallet: Wallet
     /// The session with the new wallet active (same expiry and auth metadata as before).
-    public let session: OMSWalletSessionState
+    public let session: OMSWalletActiveSession
 }

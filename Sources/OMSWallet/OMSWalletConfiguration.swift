@@ -10,6 +10,8 @@ public enum OMSWalletCore: Sendable {
     case remote(URL)
     /// An already opened in-process core (shared by several SDK instances, as tests and tools do).
     case service(WaasService)
+    /// Any transport to a core (a test double, a proxy); no development issuer or attestation root.
+    case transport(any WaasTransport)
 
     /// The default: the embedded core of `$WALLETOPS_HOME`, else `./.walletops`, as the CLI resolves it.
     public static func `default`(environment: [String: String] = ProcessInfo.processInfo.environment)

@@ -35,15 +35,6 @@ public struct OMSWalletSessionState: Hashable, Sendable, Codable {
     /// No active session.
     public static let empty = OMSWalletSessionState()
 
-    /// The same session with another active wallet (expiry and auth metadata kept).
-    func activating(_ wallet: Wallet) -> OMSWalletSessionState {
-        var copy = self
-        copy.walletAddress = wallet.address
-        copy.walletId = wallet.id
-        copy.walletType = wallet.walletType
-        copy.keyOrigin = wallet.keyOrigin
-        return copy
-    }
 }
 
 /// How a session was authenticated. For OIDC: the flow (`.idToken` or `.redirect`), the issuer,

@@ -44,12 +44,12 @@ public final class PendingWalletSelection: Sendable, CustomStringConvertible {
 /// The outcome of a sign-in.
 public enum OMSWalletSignInResult: Sendable {
     /// A wallet is active.
-    case active(OMSWalletSessionState)
+    case active(OMSWalletActiveSession)
     /// The account has several wallets of the wanted type: choose one.
     case walletSelection(PendingWalletSelection)
 
     /// The active session, or nil when a selection is pending.
-    public var session: OMSWalletSessionState? {
+    public var session: OMSWalletActiveSession? {
         if case .active(let session) = self { return session }
         return nil
     }

@@ -14,11 +14,29 @@ struct StoredSession: Codable, Hashable, Sendable {
     var walletAddress: String
     var walletType: WalletType
     var keyOrigin: KeyOrigin
+    var reference: String?
     /// RFC 3339 UTC, as the service sent it.
     var expiresAt: String
     var auth: OMSWalletAuthMetadata
 
     var expiryDate: Date? { RFC3339Date.parse(expiresAt) }
+
+    var wallet: Wallet {
+        Wallet(
+            id: walletId, address: walletAddress, networkFamily: walletType.networkFamily, keyOrigin: keyOrigin,
+            type: walletType, reference: reference)
+    }
+
+    /// The same session with another wallet active.
+    func activating(_ wallet: Wallet) -> StoredSession {
+        var copy = self
+        copy.walletId = wallet.id
+        copy.walletAddress = wallet.address
+        copy.walletType = wallet.walletType
+        copy.keyOrigin = wallet.keyOrigin
+        copy.reference = wallet.reference
+        return copy
+    }
 
     var state: OMSWalletSessionState {
         OMSWalletSessionState(
