@@ -113,7 +113,8 @@ extension OMSWalletAPI {
         default:
             let selection = PendingWalletSelection(
                 wallets: candidates, walletType: walletType, expiresAt: expiresAt,
-                expiresAtText: completed.credential.expiresAt, auth: auth, key: key, credentialId: credentialId)
+                expiresAtText: completed.credential.expiresAt, auth: auth, key: key, client: client,
+                credentialId: credentialId)
             state.withLock { state in
                 state.pendingSelection = selection.id
                 state.selectionInFlight = false
@@ -125,7 +126,7 @@ extension OMSWalletAPI {
             walletId: chosen.id, walletAddress: chosen.address, walletType: chosen.walletType,
             keyOrigin: chosen.keyOrigin, reference: chosen.reference, expiresAt: completed.credential.expiresAt,
             auth: auth)
-        return .active(try activate(stored, key: key, operation: operation))
+        return .active(try activate(stored, key: key, client: client, operation: operation))
     }
 
     /// Completes a pending selection with one of its wallets and activates it.
@@ -166,7 +167,7 @@ extension OMSWalletAPI {
         }
         let wallet: Wallet
         do {
-            wallet = try await client(signingWith: selection.key).call(
+            wallet = try await selection.client.call(
                 .useWallet, UseWalletRequest(walletId: walletId), as: WalletResponse.self
             ).wallet
         } catch let error as WaasError where error.code == .walletNotFound {
@@ -190,7 +191,7 @@ extension OMSWalletAPI {
             expiresAt: selection.expiresAtText,
             auth: selection.auth)
         do {
-            return try activate(stored, key: selection.key, operation: operation)
+            return try activate(stored, key: selection.key, client: selection.client, operation: operation)
         } catch {
             release()
             throw error

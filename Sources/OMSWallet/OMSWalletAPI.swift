@@ -132,13 +132,16 @@ public final class OMSWalletAPI: Sendable {
 
     /// Makes a session active and persists it: the key file first, so `session.json` never names a key
     /// that is not on disk.
-    func activate(_ stored: StoredSession, key: P256.Signing.PrivateKey, operation: String) throws(OMSWalletError)
-        -> OMSWalletActiveSession
+    ///
+    /// - Parameter client: the client that signed in with `key`: reusing it keeps one nonce source per
+    ///   credential, so a request right after sign-in cannot repeat the last sign-in nonce.
+    func activate(_ stored: StoredSession, key: P256.Signing.PrivateKey, client: WaasClient, operation: String)
+        throws(OMSWalletError) -> OMSWalletActiveSession
     {
         guard let expiresAt = stored.expiryDate else {
             throw OMSWalletError(.invalidResponse, operation: operation, "credential.expiresAt is not RFC 3339")
         }
-        let session = ActiveSession(stored: stored, expiresAt: expiresAt, key: key, client: client(signingWith: key))
+        let session = ActiveSession(stored: stored, expiresAt: expiresAt, key: key, client: client)
         guard !isExpired(session) else {
             throw OMSWalletError(.sessionExpired, operation: operation, "the new session is already expired")
         }

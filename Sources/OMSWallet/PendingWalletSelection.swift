@@ -19,13 +19,16 @@ public final class PendingWalletSelection: Sendable, CustomStringConvertible {
 
     let id = UUID()
     let key: P256.Signing.PrivateKey
+    /// The client that signed in with `key` (its nonce source continues).
+    let client: WaasClient
     let credentialId: String
     let expiresAtText: String
 
     init(
         wallets: [Wallet], walletType: WalletType, expiresAt: Date, expiresAtText: String, auth: OMSWalletAuthMetadata,
-        key: P256.Signing.PrivateKey, credentialId: String
+        key: P256.Signing.PrivateKey, client: WaasClient, credentialId: String
     ) {
+        self.client = client
         self.wallets = wallets
         self.walletType = walletType
         self.expiresAt = expiresAt
