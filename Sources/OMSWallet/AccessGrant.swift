@@ -25,6 +25,7 @@ public struct WalletCredential: Hashable, Sendable {
 
 /// A remote smart session on a wallet: the remote credential, the session id and its grants.
 public struct RemoteAccess: Hashable, Sendable {
+    /// The remote credential.
     public let credential: WalletCredential
     /// The session id; `revokeAccess(credentialId:sessionId:)` revokes exactly this session.
     public let sessionId: String
@@ -36,7 +37,9 @@ public struct RemoteAccess: Hashable, Sendable {
 
 /// An access grant on the active wallet: a direct credential or a remote smart session.
 public enum AccessGrant: Hashable, Sendable {
+    /// A direct credential of the wallet's account (a device, this SDK among them).
     case direct(WalletCredential)
+    /// A remote smart session.
     case remote(RemoteAccess)
 
     /// The grant's credential.
@@ -68,6 +71,7 @@ public enum AccessGrant: Hashable, Sendable {
 
 /// One server page of access grants.
 public struct AccessPage: Hashable, Sendable {
+    /// The grants of this page, in the service's order.
     public let grants: [AccessGrant]
     /// The cursor of the next page; nil on the last page.
     public let nextCursor: String?
@@ -75,17 +79,20 @@ public struct AccessPage: Hashable, Sendable {
 
 /// The access grants of the active wallet, one server page at a time (`for try await page in ...`).
 public struct AccessPageSequence: AsyncSequence, Sendable {
+    /// One server page.
     public typealias Element = AccessPage
 
     let api: OMSWalletAPI
     let pageSize: Int?
     let type: CredentialType?
 
+    /// Fetches the next page when asked; ends after the page without a next cursor.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: AccessPageSequence
         var cursor: String?
         var finished = false
 
+        /// The next page, or nil after the last one. Throws `OMSWalletError`.
         public mutating func next() async throws -> AccessPage? {
             guard !finished else { return nil }
             let page = try await sequence.api.listAccessPage(
@@ -96,5 +103,6 @@ public struct AccessPageSequence: AsyncSequence, Sendable {
         }
     }
 
+    /// An iterator from the first page.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(sequence: self) }
 }

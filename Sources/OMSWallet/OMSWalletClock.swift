@@ -13,8 +13,11 @@ public protocol OMSWalletClock: Sendable {
 
 /// The system clock.
 public struct SystemWalletClock: OMSWalletClock {
+    /// The system clock.
     public init() {}
+    /// `Date()`.
     public func now() -> Date { Date() }
+    /// Sleeps in steps of at most an hour until `deadline`.
     public func sleep(until deadline: Date) async throws {
         // Wake at least hourly so a suspended machine or a changed wall clock is noticed.
         while true {
@@ -38,8 +41,10 @@ public final class ManualWalletClock: OMSWalletClock {
     }
     private let state: Mutex<State>
 
+    /// A clock reading `start` until advanced.
     public init(_ start: Date = Date()) { state = Mutex(State(now: start)) }
 
+    /// The current (manual) time.
     public func now() -> Date { state.withLock { $0.now } }
 
     /// How many tasks are waiting on this clock.
@@ -56,6 +61,7 @@ public final class ManualWalletClock: OMSWalletClock {
         for continuation in due { continuation.resume() }
     }
 
+    /// Waits until `advance(by:)` reaches `deadline`.
     public func sleep(until deadline: Date) async throws {
         let id = state.withLock { state in
             state.nextId += 1

@@ -40,6 +40,7 @@ public struct OMSWalletConfiguration: Sendable {
     /// Seconds before `expiresAt` at which the SDK treats a session as expired (OMS-REFERENCE: 30).
     public var clockSkew: TimeInterval
 
+    /// The defaults: the default scope, Ethereum, 604,800 s, the system clock, 30 s skew.
     public init(
         storageDirectory: URL? = nil, walletType: WalletType = .ethereum, sessionLifetime: Int = 604_800,
         clock: any OMSWalletClock = SystemWalletClock(), attestation: AttestationPolicy? = nil,

@@ -41,6 +41,7 @@ public struct OMSWalletError: Error, Hashable, Sendable, CustomStringConvertible
         case storageError
     }
 
+    /// What kind of failure.
     public let code: Code
     /// The SDK operation, e.g. `wallet.listWallets`.
     public let operation: String
@@ -53,6 +54,7 @@ public struct OMSWalletError: Error, Hashable, Sendable, CustomStringConvertible
     /// The service's error, when the service answered with one.
     public let serviceError: WaasError?
 
+    /// An error of `operation`; `message` must not contain secret material.
     public init(
         _ code: Code, operation: String, _ message: String, status: Int? = nil, isRetryable: Bool = false,
         serviceError: WaasError? = nil

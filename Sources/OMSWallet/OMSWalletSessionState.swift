@@ -20,6 +20,7 @@ public struct OMSWalletSessionState: Hashable, Sendable, Codable {
     /// Where the active wallet's key came from.
     public var keyOrigin: KeyOrigin?
 
+    /// A session state; all nil is no session.
     public init(
         walletAddress: String? = nil, expiresAt: Date? = nil, auth: OMSWalletAuthMetadata? = nil,
         walletId: String? = nil, walletType: WalletType? = nil, keyOrigin: KeyOrigin? = nil
@@ -54,19 +55,23 @@ public struct OMSWalletAuthMetadata: Hashable, Sendable, Codable {
         public var audience: String?
         /// The subject the provider named.
         public var subject: String?
+        /// Provider details.
         public init(audience: String? = nil, subject: String? = nil) {
             self.audience = audience
             self.subject = subject
         }
     }
 
+    /// The OIDC flow.
     public var method: Method
     /// The OIDC issuer (`iss`) of the identity.
     public var issuer: String
+    /// The provider details, when known.
     public var provider: Provider?
     /// The identity's verified email, when OMS returned one.
     public var email: String?
 
+    /// Auth metadata.
     public init(method: Method, issuer: String, provider: Provider? = nil, email: String? = nil) {
         self.method = method
         self.issuer = issuer

@@ -8,7 +8,9 @@ public struct RemoteAccessAuthorization: Hashable, Sendable {
 
 /// What a remote smart session has spent, per grant.
 public struct RemoteAccessUsage: Hashable, Sendable {
+    /// The session.
     public let sessionId: String
+    /// The network the usage is counted on.
     public let network: Network
     /// One entry per grant of the session: `used` (and `remaining`) as exact decimals.
     public let entries: [UsageEntry]
