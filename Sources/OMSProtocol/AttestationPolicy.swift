@@ -37,6 +37,13 @@ public struct AttestationPolicy: Sendable, Hashable {
         development(rootSHA256: root.sha256Fingerprint)
     }
 
+    /// Development: trusts the core root in PEM (`attestation-root.pem` in the core's home, or the
+    /// output of `walletops core attestation-root`).
+    /// - Throws: `X509Error` when the text holds no certificate.
+    public static func development(rootPEM: String) throws -> AttestationPolicy {
+        development(root: try X509Certificate(pemEncoded: rootPEM))
+    }
+
     /// Staging: the AWS Nitro root and the published PCR0s of the staging enclave image.
     public static func staging(pcr0s: [[UInt8]]) -> AttestationPolicy {
         AttestationPolicy(environment: .staging, pinnedRootSHA256: Attestation.awsNitroRootSHA256, allowedPCR0s: pcr0s)

@@ -70,7 +70,8 @@ extension WaasClient {
         let sender = try HPKE.Sender(
             suite: suite.hpke, recipientKey: recipient.publicKey, info: ImportBinding.info(keyId: recipient.keyId))
         let ciphertext = try privateKey.withUnsafeBytes { plaintext in
-            try sender.seal(plaintext, authenticating: ImportBinding.aad(networkFamily: networkFamily, reference: reference))
+            try sender.seal(
+                plaintext, authenticating: ImportBinding.aad(networkFamily: networkFamily, reference: reference))
         }
         let request = ImportWalletRequest(
             networkFamily: networkFamily, reference: reference,

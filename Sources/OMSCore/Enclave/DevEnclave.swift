@@ -144,7 +144,8 @@ final class DevEnclave: Sendable {
             CBOR.MapEntry("timestamp", .unsigned(timestampMillis)),
             CBOR.MapEntry("pcrs", .map(pcrs)),
             CBOR.MapEntry("certificate", .bytes(identity.leaf.derBytes)),
-            CBOR.MapEntry("cabundle", .array([.bytes(identity.root.derBytes), .bytes(identity.intermediate.derBytes)])),
+            CBOR.MapEntry(
+                "cabundle", .array([.bytes(identity.root.derBytes), .bytes(identity.intermediate.derBytes)])),
             CBOR.MapEntry("public_key", publicKey.map { .bytes($0) } ?? .null),
             CBOR.MapEntry("user_data", .bytes(userData)),
             CBOR.MapEntry("nonce", .bytes(nonce)),

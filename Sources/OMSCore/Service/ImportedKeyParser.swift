@@ -17,15 +17,18 @@ enum ImportedKeyParser {
         } else {
             var digits = trimmed(plaintext)
             defer { SecretBytes.wipe(&digits) }
-            if digits.count == 66, digits[0] == UInt8(ascii: "0"), digits[1] | 0x20 == UInt8(ascii: "x") {
-                digits.removeFirst(2)
-            }
-            guard digits.count == 64, digits.allSatisfy({ nibble($0) != nil }) else {
+            // Skipped by offset, not removed: removing would leave bytes past the end that the wipe misses.
+            let prefixed =
+                digits.count == 66 && digits[0] == UInt8(ascii: "0") && digits[1] | 0x20 == UInt8(ascii: "x")
+            let start = prefixed ? 2 : 0
+            guard digits.count - start == 64, digits[start...].allSatisfy({ nibble($0) != nil }) else {
                 throw WaasError(
                     .invalidRequest, "an Ethereum key must be 32 bytes or 64 hex digits (optional 0x)")
             }
             scalar = SecretBytes(count: 32) { out in
-                for i in 0..<32 { out[i] = nibble(digits[2 * i])! << 4 | nibble(digits[2 * i + 1])! }
+                for i in 0..<32 {
+                    out[i] = nibble(digits[start + 2 * i])! << 4 | nibble(digits[start + 2 * i + 1])!
+                }
             }
         }
         do {
@@ -44,7 +47,9 @@ enum ImportedKeyParser {
                 throw WaasError(
                     .invalidRequest, "a base58 Solana key of \(text.count) characters is ambiguous with raw bytes")
             }
-            guard text.allSatisfy({ $0 < 0x80 }), var decoded = try? Base58.decode(String(decoding: text, as: UTF8.self))
+            // The base58 text passes through a String and Base58's working buffers, which cannot be wiped.
+            guard text.allSatisfy({ $0 < 0x80 }),
+                var decoded = try? Base58.decode(String(decoding: text, as: UTF8.self))
             else { throw WaasError(.invalidRequest, "a Solana key must be 32 or 64 bytes, raw or base58") }
             defer { SecretBytes.wipe(&decoded) }
             raw = SecretBytes(decoded)

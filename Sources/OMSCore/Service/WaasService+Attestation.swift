@@ -2,6 +2,11 @@ import Foundation
 import OMSProtocol
 import WalletCrypto
 
+extension CoreHome {
+    /// The development attestation root (PEM), written by `core init` for clients to pin.
+    public var attestationRootURL: URL { url.appendingPathComponent("attestation-root.pem") }
+}
+
 extension WaasService {
     /// The root certificate of this core's development attestation chain: what a development client pins
     /// (by the SHA-256 of its DER) to trust import replies (`walletops core attestation-root`).
@@ -43,7 +48,8 @@ extension WaasService {
         }
         let document = try enclave.document(
             pending.identity, nonce: pending.nonce, publicKey: publicKey,
-            userData: Attestation.userData(method: pending.method, requestBody: request.body, responseBody: responseBody),
+            userData: Attestation.userData(
+                method: pending.method, requestBody: request.body, responseBody: responseBody),
             timestampMillis: UInt64(max(clock.now(), 0)) * 1000)
         return CanonicalBase64.encode(document)
     }

@@ -69,7 +69,8 @@ extension WaasService {
                 .invalidRequest,
                 "keyMaterial.encapsulatedKey must be canonical base64 of \(suite.hpke.kem.encapsulatedKeySize) bytes")
         }
-        guard let ciphertext = CanonicalBase64.decode(material.ciphertext), ciphertext.count > 16, ciphertext.count <= 4096
+        guard let ciphertext = CanonicalBase64.decode(material.ciphertext), ciphertext.count > 16,
+            ciphertext.count <= 4096
         else { throw WaasError(.invalidRequest, "keyMaterial.ciphertext must be canonical base64 of 17-4096 bytes") }
         let type = request.networkFamily.walletType
         let walletId = Identifier.make("wal")
@@ -88,26 +89,31 @@ extension WaasService {
                 throw WaasError(.keyNotFound, "recipient key \(material.keyId) was already used")
             }
             guard call.now <= row[3].int ?? 0 else {
-                throw WaasError(.keyExpired, "recipient key \(material.keyId) expired at \(RFC3339.format(row[3].int ?? 0))")
+                throw WaasError(
+                    .keyExpired, "recipient key \(material.keyId) expired at \(RFC3339.format(row[3].int ?? 0))")
             }
             guard row[1].text == suite.rawValue else {
                 throw WaasError(
-                    .invalidRequest, "keyMaterial.suite \(suite.rawValue) is not the recipient key's (\(row[1].text ?? ""))")
+                    .invalidRequest,
+                    "keyMaterial.suite \(suite.rawValue) is not the recipient key's (\(row[1].text ?? ""))")
             }
+            let privateKey = try custody.open(sealedKey, for: material.keyId)
             let plaintext: SecretBytes
             do {
                 let recipient = try HPKE.Recipient(
-                    suite: suite.hpke, privateKey: try custody.open(sealedKey, for: material.keyId),
+                    suite: suite.hpke, privateKey: privateKey,
                     encapsulatedKey: encapsulatedKey, info: ImportBinding.info(keyId: material.keyId))
                 var opened = try recipient.open(
                     ciphertext,
-                    authenticating: ImportBinding.aad(networkFamily: request.networkFamily, reference: request.reference))
+                    authenticating: ImportBinding.aad(
+                        networkFamily: request.networkFamily, reference: request.reference))
                 defer { SecretBytes.wipe(&opened) }
                 plaintext = SecretBytes(opened)
             } catch {
                 throw WaasError(
                     .invalidRequest,
-                    "keyMaterial does not open with recipient key \(material.keyId) for this networkFamily and reference")
+                    "keyMaterial does not open with recipient key \(material.keyId) for this networkFamily and reference"
+                )
             }
             let (address, sealed) = try importedKey(plaintext, type: type, walletId: walletId)
             let record = WalletRecord(

@@ -77,7 +77,8 @@ public final class WaasService: WaasRequestHandler {
             // Attested after the body is final, so user_data covers the exact bytes sent.
             if let attestation {
                 response.message.setHeader(
-                    Attestation.documentHeader, try attestationDocument(attestation, request: request, responseBody: body))
+                    Attestation.documentHeader,
+                    try attestationDocument(attestation, request: request, responseBody: body))
             }
             return response
         } catch let error as WaasError {
