@@ -99,11 +99,11 @@ extension WaasService {
         let checked = try AccessRules.grants(request.grants)
         let network = try AccessRules.chain(request.chainId, field: "chainId")
         let expiry = try AccessRules.utcTime(request.expiry, field: "expiry")
-        guard expiry > call.now else {
-            throw WaasError(.invalidRequest, "expiry: \(request.expiry) is not in the future")
-        }
         return try await store.write { [self] db in
             let caller = try authenticate(db, call)
+            guard expiry > call.now else {
+                throw WaasError(.invalidRequest, "expiry: \(request.expiry) is not in the future")
+            }
             guard let wallet = try db.wallet(request.walletId, account: caller.account.id) else {
                 throw WaasError(.walletNotFound, "no wallet \(request.walletId) for this account")
             }

@@ -3,68 +3,11 @@ import OMSProtocol
 import SQLiteKit
 import WalletCrypto
 
-/// A remote smart session: a remote credential's bounded access to one wallet.
-struct SessionRecord: Sendable {
-    var seq: Int64
-    var id: String
-    var accountId: String
-    var credentialId: String
-    var walletId: String
-    var chainId: UInt64
-    var grants: [Grant]
-    var expiresAt: Int64
-    var revokedAt: Int64?
-
-    var wire: RemoteSession {
-        RemoteSession(
-            sessionId: id, walletId: walletId, signerAddress: credentialId, grants: grants, chainId: String(chainId),
-            expiresAt: RFC3339.format(expiresAt))
-    }
-}
-
-/// One row of a ListAccess page: a direct credential or a remote session.
-struct AccessRow: Sendable {
-    var seq: Int64
-    var type: CredentialType
-    var credentialId: String
-    var sessionId: String?
-    var grants: [Grant]?
-    var expiresAt: Int64
-    var metadata: CredentialMetadata?
-
-    func wire(caller: String) -> CredentialInfo {
-        CredentialInfo(
-            credentialId: credentialId, sessionId: sessionId, type: type, metadata: metadata, grants: grants,
-            expiresAt: RFC3339.format(expiresAt), isCaller: type == .direct && credentialId == caller)
-    }
-}
-
-/// A transfer in the local ledger.
-struct TransferRecord: Sendable {
-    var id: String
-    var walletId: String
-    var sessionId: String
-    var credentialId: String
-    var chainId: UInt64
-    var token: String?
-    var to: String
-    var amount: TokenAmount
-    var status: String
-    var expiresAt: Int64
-    var txHash: String?
-    var rawTransaction: String?
-
-    var wireStatus: TransactionStatusResponse {
-        TransactionStatusResponse(transactionId: id, status: status, txHash: txHash, rawTransaction: rawTransaction)
-    }
-}
-
-extension SQLiteDatabase {
-    // MARK: Access lists
-
+/// The SQL of access lists, named so tests can check its query plan.
+enum AccessSQL {
     /// The page query of ListAccess: live grants of an account in `seq` order, read along the partial index
     /// `access_grants_live` (no sort, no scan of other accounts), with the credential joined by primary key.
-    static let accessPageSQL = """
+    static let page = """
         SELECT g.seq, g.type, g.credential_id, g.session_id, g.grants, coalesce(g.expires_at, c.expires_at), c.metadata
         FROM access_grants g JOIN credentials c ON c.id = g.credential_id
         WHERE g.account_id = ?1 AND g.revoked_at IS NULL AND g.seq > ?2
@@ -72,26 +15,35 @@ extension SQLiteDatabase {
           AND c.revoked_at IS NULL AND (?4 IS NULL OR g.type = ?4)
         ORDER BY g.seq LIMIT ?5
         """
+}
+
+extension SQLiteDatabase {
+    // MARK: Access lists
 
     /// One page of a wallet's access grants after `afterSeq`; one extra row tells whether more follow.
     func accessPage(account: String, wallet: String, type: CredentialType?, afterSeq: Int64, limit: Int) throws
         -> (rows: [AccessRow], more: Bool)
     {
         let rows = try rows(
-            Self.accessPageSQL,
+            AccessSQL.page,
             [
                 .text(account), .integer(afterSeq), .text(wallet), SQLiteValue(type?.rawValue),
                 .integer(Int64(limit + 1)),
             ])
         let decoder = JSONDecoder()
+        // A remote credential's sessions share its metadata: decode it once per page, not once per row.
+        var metadata: [String: CredentialMetadata] = [:]
         let records = rows.prefix(limit).map { row in
-            AccessRow(
-                seq: row[0].int ?? 0, type: CredentialType(wire: row[1].text ?? ""), credentialId: row[2].text ?? "",
+            let credentialId = row[2].text ?? ""
+            let isRemote = row[1].text == CredentialType.remote.rawValue
+            if isRemote, metadata[credentialId] == nil, let json = row[6].text {
+                metadata[credentialId] = try? decoder.decode(CredentialMetadata.self, from: Data(json.utf8))
+            }
+            return AccessRow(
+                seq: row[0].int ?? 0, type: CredentialType(wire: row[1].text ?? ""), credentialId: credentialId,
                 sessionId: row[3].text,
                 grants: row[4].text.flatMap { try? decoder.decode([Grant].self, from: Data($0.utf8)) },
-                expiresAt: row[5].int ?? 0,
-                metadata: row[1].text == "remote"
-                    ? row[6].text.flatMap { try? decoder.decode(CredentialMetadata.self, from: Data($0.utf8)) } : nil)
+                expiresAt: row[5].int ?? 0, metadata: isRemote ? metadata[credentialId] : nil)
         }
         return (Array(records), rows.count > limit)
     }

@@ -48,6 +48,7 @@ public struct PrepareEthereumTransactionRequest: Codable, Hashable, Sendable {
     }
 }
 
+/// A prepared transfer: what `Execute` will sign and record, and until when.
 public struct PrepareEthereumTransactionResponse: Codable, Hashable, Sendable {
     public var transactionId: String
     /// `prepared`.
