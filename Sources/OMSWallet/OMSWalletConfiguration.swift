@@ -32,8 +32,9 @@ public struct OMSWalletConfiguration: Sendable {
     public var sessionLifetime: Int
     /// The time source for expiry checks and observers.
     public var clock: any OMSWalletClock
-    /// What attested import replies must chain to. Nil: the embedded core's own development root, and
-    /// for a remote core no import is possible until one is set (docs/sdk.md "Import").
+    /// What attested import replies must chain to. Nil: the embedded core's own development root, or
+    /// the `attestation-root.pem` of `developmentHome`; for another remote core no import is possible
+    /// until one is set (docs/sdk.md "Import").
     public var attestation: AttestationPolicy?
     /// The home of a served core, so `signInWithDevelopmentIssuer(email:)` can mint its dev tokens.
     public var developmentHome: URL?

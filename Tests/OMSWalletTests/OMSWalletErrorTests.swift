@@ -126,14 +126,25 @@ import WalletCrypto
         defer { Task { await fixture.close() } }
         var configuration = fixture.configuration()
         configuration.attestation = nil
+        configuration.developmentHome = nil
         let sdk = try OMSWallet(
             publishableKey: fixture.publishableKey, core: fixture.core, configuration: configuration)
-        _ = try await sdk.wallet.signInWithDevelopmentIssuer(email: "pin@example.com")
+        _ = try await sdk.wallet.signIn(idToken: try await fixture.devToken(email: "pin@example.com"))
+        let before = try await sdk.wallet.listWallets().count
         let error = await walletError {
             _ = try await sdk.wallet.importWallet(privateKey: .ethereum(Secp256k1.PrivateKey.generate().secretBytes))
         }
         #expect(error?.code == .attestationVerificationFailed)
         #expect(error?.retryable == false)
+        #expect(try await sdk.wallet.listWallets().count == before)
+
+        // With the served core's home named, its attestation-root.pem is the pin.
+        configuration.developmentHome = fixture.home
+        let pinned = try OMSWallet(
+            publishableKey: fixture.publishableKey, core: fixture.core, configuration: configuration)
+        let imported = try await pinned.wallet.importWallet(
+            privateKey: .ethereum(Secp256k1.PrivateKey.generate().secretBytes))
+        #expect(imported.wallet.keyOrigin == .imported)
     }
 
     @Test func importAgainstAnotherCoresRootFailsAttestation() async throws {
