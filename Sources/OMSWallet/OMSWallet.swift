@@ -25,6 +25,13 @@ public final class OMSWallet: Sendable {
         try self.init(publishableKey: publishableKey, core: .default())
     }
 
+    /// An SDK on a named core with its session state in `storageDirectory` (the storage scope).
+    public convenience init(publishableKey: String, core: OMSWalletCore, storageDirectory: URL) throws {
+        try self.init(
+            publishableKey: publishableKey, core: core,
+            configuration: OMSWalletConfiguration(storageDirectory: storageDirectory))
+    }
+
     /// An SDK on a named core.
     ///
     /// - Parameters:
