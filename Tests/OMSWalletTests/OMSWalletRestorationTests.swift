@@ -58,6 +58,19 @@ import WalletCrypto
         #expect(counter.methods == ["ListWallets"])
     }
 
+    @Test func signOutSendsNothingAndForgetsTheScope() async throws {
+        let fixture = try await SDKFixture.make()
+        defer { Task { await fixture.close() } }
+        _ = try await fixture.signedIn()
+        let (sdk, counter) = try reopen(fixture)
+        #expect(sdk.wallet.hasActiveSession)
+        try sdk.wallet.signOut()
+        #expect(counter.count == 0)
+        try sdk.wallet.signOut()
+        let remaining = try FileManager.default.contentsOfDirectory(atPath: fixture.scope.path)
+        #expect(remaining.isEmpty)
+    }
+
     @Test func filesArePrivateAndHoldNoPrivateKey() async throws {
         let fixture = try await SDKFixture.make()
         defer { Task { await fixture.close() } }

@@ -165,6 +165,8 @@ import WalletCrypto
         #expect(imported.wallet.address == legacy.ethereumAddress.checksummed)
         #expect(omsWallet.wallet.session.walletAddress == imported.wallet.address)
         #expect(omsWallet.wallet.session.keyOrigin == .imported)
+        #expect(imported.session.expiresAt == omsWallet.wallet.session.expiresAt)
+        #expect(omsWallet.wallet.session.auth?.email == "user@example.com")
 
         // The placeholder as written is refused locally.
         let placeholder = await walletError {
