@@ -3,8 +3,8 @@ import Foundation
 extension OMSWalletAPI {
     /// Registers a callback for when the active session expires. It runs on the `MainActor`, once per
     /// session, at the session's `expiresAt` less the 30 s skew margin; the event holds a snapshot of the
-    /// expired session. Keep the returned observation alive: `cancel()` (or releasing it) stops it.
-    @discardableResult
+    /// expired session. Keep the returned observation alive: `cancel()` (or releasing it) stops it, so
+    /// the result is not discardable.
     public func addSessionExpiredObserver(
         _ handler: @escaping @MainActor @Sendable (SessionExpiredEvent) -> Void
     ) -> SessionExpiryObservation {
