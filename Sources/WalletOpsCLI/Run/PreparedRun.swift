@@ -30,7 +30,10 @@ struct PreparedRun {
     ) throws {
         playbookURL = cli.fileURL(path)
         self.varArguments = varArguments
-        playbook = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
+        var loaded = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
+        // --concurrency replaces the playbook-wide limit, which is also the default of every step.
+        if let concurrency { loaded.concurrency = concurrency }
+        playbook = loaded
         do {
             vars = try playbook.resolveVars(varArguments)
         } catch {
@@ -77,7 +80,7 @@ struct PreparedRun {
         let playbook = playbook
         let context = context
         do {
-            var plan = try RunPlan(
+            let plan = try RunPlan(
                 playbook: playbook,
                 action: { step in
                     let inner = try registry.action(
@@ -108,7 +111,6 @@ struct PreparedRun {
                         }
                     }
                 })
-            if let concurrency { plan.concurrency = concurrency }
             self.plan = plan
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")

@@ -16,6 +16,7 @@ final class ProgressDisplay: Sendable {
         var lastLine: Double = 0
         var lastDone: [String: Int] = [:]
         var statuses: [String: StepStatus] = [:]
+        var started: Set<String> = []
     }
 
     let mode: Mode
@@ -35,21 +36,21 @@ final class ProgressDisplay: Sendable {
         let now = ProcessInfo.processInfo.systemUptime
         state.withLock { state in
             for step in event.steps where state.statuses[step.id] != step.status {
-                let before = state.statuses[step.id]
                 state.statuses[step.id] = step.status
-                if step.status == .running {
+                guard step.status != .waiting else { continue }
+                // A step that finished between two snapshots still gets its start event first.
+                if state.started.insert(step.id).inserted {
                     events.emit(
                         "step-start", ["step": .string(step.id), "total": step.total.map { .int($0) } ?? .null])
-                } else if before != nil || step.status != .waiting {
-                    if step.status != .waiting {
-                        events.emit(
-                            "step-end",
-                            [
-                                "step": .string(step.id), "status": .string(step.status.rawValue),
-                                "succeeded": .int(step.succeeded), "failed": .int(step.failed),
-                                "rejected": .int(step.rejected), "skipped": .int(step.skipped),
-                            ])
-                    }
+                }
+                if step.status != .running {
+                    events.emit(
+                        "step-end",
+                        [
+                            "step": .string(step.id), "status": .string(step.status.rawValue),
+                            "succeeded": .int(step.succeeded), "failed": .int(step.failed),
+                            "rejected": .int(step.rejected), "skipped": .int(step.skipped),
+                        ])
                 }
             }
             switch mode {
