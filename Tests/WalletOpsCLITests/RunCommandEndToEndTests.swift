@@ -241,6 +241,32 @@ import Testing
         }
         #expect(outputs.contains("refused token ***"), "the failure messages are there, redacted")
         #expect(!outputs.contains(secret))
+        // A run killed mid-way leaves its write-ahead log behind: check those bytes too.
+        try space.write(
+            "slow-secret.yaml",
+            """
+            name: slow-secret
+            secrets:
+              token: {env: SECRET_TOKEN}
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - id: leak
+                action: fail
+                for_each: keys
+                max_failures: "100%"
+                with: {probability: 1, message: "refused ${{ secrets.token }}"}
+              - {id: nap, action: sleep, with: {duration: 60s}}
+
+            """)
+        space.environment["SECRET_TOKEN"] = secret
+        let slow = try space.start(["run", "slow-secret.yaml", "--log-format", "json"], tag: "slow")
+        #expect(space.wait(seconds: 60) { space.read("slow.out").contains(#""status":"failed","step":"leak""#) })
+        usleep(300_000)  // past the next checkpoint flush
+        kill(slow.processIdentifier, SIGKILL)
+        slow.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: space.home.appendingPathComponent("runs.sqlite-wal").path))
+        #expect(space.read("slow.out").contains("refused ***"))
         var files = 0
         let folders = [space.home, space.home.appendingPathComponent("reports"), space.directory]
         for folder in folders {

@@ -18,7 +18,7 @@ import Testing
         #expect(result.status == 64)
         #expect(
             result.standardError == """
-                Error: missing subcommand; expected one of: crypto, version, help
+                Error: missing subcommand; expected one of: crypto, version, run, validate, plan, runs, status, failures, retry, prune, due, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 
