@@ -158,6 +158,25 @@ import Testing
         #expect(!result.standardOutput.contains("\u{1B}["), "no cursor movement off a terminal")
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func onATerminalTheProgressLineIsRedrawnInPlace() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 40)
+        try space.write(
+            "live.yaml",
+            Self.playbook(
+                name: "live",
+                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
+        // script(1) gives the child a pseudo-terminal as standard output.
+        let binary = try BuiltBinary.url().path
+        let result = try space.run(["-qec", "\(binary) run live.yaml", "/dev/null"], executable: "/usr/bin/script")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("\u{1B}[2Knap "), "live line drawn: \(result)")
+        #expect(result.standardOutput.contains("\u{1B}[1A\r"), "and redrawn in place")
+        #expect(!result.standardOutput.contains("progress "), "no summary lines on a terminal")
+        #expect(result.standardOutput.contains("run 1 of 'live' completed"))
+    }
+
     @Test func jsonLogFormatEmitsEventsForStepsRunsAndFailures() throws {
         let space = try PlaybookWorkspace()
         try space.writeKeys("keys.csv", count: 20)
