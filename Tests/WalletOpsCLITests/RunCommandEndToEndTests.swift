@@ -150,8 +150,25 @@ import Testing
             Self.playbook(
                 name: "slow",
                 step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
-        let result = try space.run(["run", "slow.yaml", "--progress-interval", "300ms"])
+        // Standard output a file (a redirect in a crontab), then a pipe (cron mailing the output).
+        let toFile = try space.start(["run", "slow.yaml", "--progress-interval", "300ms"], tag: "cron")
+        toFile.waitUntilExit()
+        #expect(toFile.terminationStatus == 0)
+        let piped = Process()
+        piped.executableURL = try BuiltBinary.url()
+        piped.arguments = ["run", "slow.yaml", "--progress-interval", "300ms", "--fresh"]
+        piped.currentDirectoryURL = space.directory
+        piped.environment = ProcessInfo.processInfo.environment.merging(space.environment) { $1 }
+        let pipe = Pipe()
+        piped.standardOutput = pipe
+        piped.standardError = FileHandle.nullDevice
+        try piped.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        piped.waitUntilExit()
+        let result = CLIResult(
+            status: piped.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self), standardError: "")
         #expect(result.status == 0, "\(result)")
+        #expect(space.read("cron.out").contains("progress "), "a file as standard output is treated the same")
         let progress = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("progress ") }
         #expect(progress.count >= 2, "\(result)")
         #expect(progress.allSatisfy { $0.contains("nap ") && $0.contains("/60 (") && $0.contains("/s") })
