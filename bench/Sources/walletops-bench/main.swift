@@ -22,7 +22,7 @@ func readFloor(_ arguments: [String]) -> [String: Double] {
 do {
     switch arguments.first ?? "crypto" {
     case "crypto":
-        print("## Crypto primitives (median of 7 rounds; same libraries from C in the same run)\n")
+        print("## Crypto primitives (fastest of 15 rounds; the same libraries from C in the same run)\n")
         print(try CryptoBench.run(floor: readFloor(arguments)))
     case "engine":
         print("## Engine: checkpointed noop items (release build; Python peer in the same run)\n")
