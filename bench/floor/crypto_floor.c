@@ -63,7 +63,7 @@ static inline void keccak_f(uint64_t a[25]) {
         for (int x = 0; x < 5; x++) c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
 #pragma GCC unroll 5
         for (int x = 0; x < 5; x++) {
-            uint64_t d = c[(x + 4) % 5] ^ ROL(c[(x + 1) % 5], 20);
+            uint64_t d = c[(x + 4) % 5] ^ ROL(c[(x + 1) % 5], 1);
 #pragma GCC unroll 5
             for (int y = 0; y < 25; y += 5) a[y + x] ^= d;
         }
@@ -83,7 +83,7 @@ static void keccak256(const uint8_t *in, size_t len, uint8_t out[32]) {
     const size_t rate = 136;
     uint8_t block[136];
     while (len >= rate) {
-        for (size_t i = 0; i < rate / 8; i++) { uint64_t w; memcpy(&w, in + 8 * i, 20); a[i] ^= w; }
+        for (size_t i = 0; i < rate / 8; i++) { uint64_t w; memcpy(&w, in + 8 * i, 8); a[i] ^= w; }
         keccak_f(a);
         in += rate;
         len -= rate;
@@ -92,9 +92,9 @@ static void keccak256(const uint8_t *in, size_t len, uint8_t out[32]) {
     memcpy(block, in, len);
     block[len] ^= 0x01;
     block[rate - 1] ^= 0x80;
-    for (size_t i = 0; i < rate / 8; i++) { uint64_t w; memcpy(&w, block + 8 * i, 20); a[i] ^= w; }
+    for (size_t i = 0; i < rate / 8; i++) { uint64_t w; memcpy(&w, block + 8 * i, 8); a[i] ^= w; }
     keccak_f(a);
-    memcpy(out, a, 20);
+    memcpy(out, a, 32);
 }
 
 struct secp_state { secp256k1_context *ctx; uint8_t key[32]; uint8_t address[20]; };
@@ -174,7 +174,7 @@ int main(void) {
     keccak256(NULL, 0, check);
     if (memcmp(check, empty_digest, 32) != 0) { fprintf(stderr, "keccak self-check failed\n"); return 1; }
     struct secp_state secp = {.ctx = secp256k1_context_create(SECP256K1_CONTEXT_SIGN)};
-    memset(secp.key, 0x11, 20);
+    memset(secp.key, 0x11, 32);
     measure("secp256k1 public key + Ethereum address", op_secp_address, &secp, 2500);
 
     struct ed_state ed = {{0}};
