@@ -42,14 +42,15 @@ let package = Package(
 
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
-            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit"],
+            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
             path: "bench/Sources/walletops-bench"),
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
-        .testTarget(name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
+        .testTarget(
+            name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),

@@ -32,11 +32,22 @@ extension WaasService {
 
     /// Creates (or finds) a home with its KEK, database, ID-token signing key, development issuer and a
     /// project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
+    ///
+    /// - Parameter publishableKey: the project's key instead of a random one (to replay requests captured
+    ///   against a known key); its project segment must be `project`.
     public static func initialize(
-        home: CoreHome, project name: String = "local", issuer: String? = nil, clock: any CoreClock = SystemClock()
+        home: CoreHome, project name: String = "local", issuer: String? = nil, publishableKey: String? = nil,
+        clock: any CoreClock = SystemClock()
     ) throws -> InitResult {
         guard !name.isEmpty, name.count <= 32, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }) else {
             throw CoreHomeError("project name must be 1-32 lowercase letters or digits, got '\(name)'")
+        }
+        let chosenKey = try publishableKey.map { text in
+            guard let key = try? PublishableKey(text), key.project == name else {
+                throw CoreHomeError(
+                    "the publishable key must have the form pk_[local_|dev_|stg_]{sdbx|live}_\(name)_<key>")
+            }
+            return key
         }
         try home.create()
         let custody = try KeyCustody.load(home: home, create: true)
@@ -53,10 +64,15 @@ extension WaasService {
             let tokens = TokenIssuer(custody: custody)
             if try db.scalarInt("SELECT count(*) FROM signing_keys") == 0 { try tokens.rotate(db, now: now) }
             if let existing = try db.project(name: name) {
+                if let chosenKey, chosenKey.rawValue != existing.publishableKey {
+                    throw CoreHomeError("project \(name) already exists with another publishable key")
+                }
                 return InitResult(project: existing, issuer: issuerURL, created: false)
             }
-            let key = Base58.encode(SecretBytes.random(count: 16).unsafeCopy())
-            let publishable = try PublishableKey.localSandbox(project: name, key: key)
+            let publishable =
+                try chosenKey
+                ?? PublishableKey.localSandbox(
+                    project: name, key: Base58.encode(SecretBytes.random(count: 16).unsafeCopy()))
             let project = ProjectRecord(
                 id: publishable.projectId, name: name, publishableKey: publishable.rawValue, environment: .development)
             try db.execute(
