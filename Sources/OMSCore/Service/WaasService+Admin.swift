@@ -51,6 +51,12 @@ extension WaasService {
         }
         try home.create()
         let custody = try KeyCustody.load(home: home, create: true)
+        // Create the database 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
+        // database's mode, and creating them under a 022 umask would leave them readable by others.
+        if !FileManager.default.fileExists(atPath: home.databaseURL.path) {
+            _ = FileManager.default.createFile(
+                atPath: home.databaseURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         let store = try CoreStore(url: home.databaseURL)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: home.databaseURL.path)
         let now = clock.now()
