@@ -300,6 +300,28 @@ import WalletCrypto
         }
     }
 
+    @Test(arguments: TransportKind.allCases)
+    func ethereumKeyCredentialsSignInAndKeepOneSpelling(_ kind: TransportKind) async throws {
+        try await CoreFixture.with(kind) { core in
+            // The official SDK can sign in with an Ethereum-key signer (wire-samples 17-19).
+            let key = Secp256k1.PrivateKey.generate()
+            let client = core.publicClient.signing(with: EthereumRequestSigner(key: key))
+            let auth = try await CoreFixture.signIn(client, service: core.service, email: "eth@example.com")
+            #expect(auth.credential.credentialId == key.ethereumAddress.checksummed)
+            let wallet = try await core.createWallet(client)
+            let request = try client.makeRequest(
+                .useWallet, body: WaasClient.encodeBody(UseWalletRequest(walletId: wallet.id)))
+            #expect(try await core.transport.send(request).status == 200)
+            // The same request with the address in lower case is the same credential: a replay.
+            var lowered = request
+            var header = try SignatureHeader(parsing: try #require(request.header(SignatureHeader.name)))
+            header.credential = header.credential.lowercased()
+            lowered.message.setHeader(SignatureHeader.name, header.value)
+            let reply = try await core.transport.send(lowered)
+            #expect(WaasError(wireBody: reply.body, httpStatus: reply.status)?.code == .preconditionFailed)
+        }
+    }
+
     // MARK: Error codes and HTTP statuses
 
     @Test(arguments: TransportKind.allCases)
@@ -366,14 +388,17 @@ import WalletCrypto
 
     @Test(arguments: TransportKind.allCases)
     func keyRotationKeepsThePreviousKey(_ kind: TransportKind) async throws {
-        try await CoreFixture.with(kind) { core in
+        // A fixed clock: both rotations happen within one second, so their timestamps tie.
+        try await CoreFixture.with(kind, clock: ManualClock(Self.start)) { core in
             let (client, _) = try await core.signIn()
             let wallet = try await core.createWallet(client)
             func token() async throws -> String {
                 try await client.call(.getIDToken, GetIDTokenRequest(walletId: wallet.id), as: GetIDTokenResponse.self)
                     .idToken
             }
-            let validation = JWT.Validation(issuer: core.service.issuer, audience: core.project.id, now: Date())
+            let validation = JWT.Validation(
+                issuer: core.service.issuer, audience: core.project.id,
+                now: Date(timeIntervalSince1970: TimeInterval(Self.start)))
             let old = try await token()
             let before = try await core.jwks()
             #expect(before.keys.count == 1)
