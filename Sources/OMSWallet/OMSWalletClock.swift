@@ -50,6 +50,9 @@ public final class ManualWalletClock: OMSWalletClock {
     /// How many tasks are waiting on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The deadlines sleepers are waiting for, earliest first (tests wait for a particular timer).
+    public var sleeperDeadlines: [Date] { state.withLock { $0.sleepers.values.map(\.deadline).sorted() } }
+
     /// Moves time forward and wakes the sleepers whose deadline is reached.
     public func advance(by seconds: TimeInterval) {
         let due = state.withLock { state in

@@ -163,7 +163,7 @@ final class ExpiryRecorder: Sendable {
     }
 
     /// Waits (up to `seconds`) until `count` events arrived.
-    func wait(for count: Int, seconds: Double = 5) async -> Bool {
+    func wait(for count: Int, seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if received.count >= count { return true }
