@@ -47,11 +47,12 @@ struct WalletImportCommand: Command {
             root: <home>/attestation-root.pem (the embedded core, or a core served from the same home),
             or --attestation-root FILE for another core ('walletops core attestation-root' prints it).
             An attestation that does not verify stops the import before any key material is sent
-            (exit 1). Prints the wallet as 'wallet create' does, then its id alone on the last line.
+            (exit 1). Prints the wallet as 'wallet create' does (a table), then its id alone on the last
+            line.
             """,
         options: CommonOptions.operatorOptions + [
             Self.type, Self.format, Self.keyFile, Self.passwordFile, Self.passwordEnv, Self.reference,
-            Self.attestationRoot, WalletTable.format,
+            Self.attestationRoot,
         ])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
@@ -89,8 +90,8 @@ struct WalletImportCommand: Command {
             throw CLIError(
                 .failure, "the core imported \(wallet.id) at \(wallet.address), not the key's address \(key.address)")
         }
-        let output = arguments.choice(WalletTable.format, as: WalletTable.Format.self) ?? .table
-        context.standardOutput.write(WalletTable.render([wallet], as: output))
+        // --format names the key's format here, so the wallet is printed as a table.
+        context.standardOutput.write(WalletTable.render([wallet], as: .table))
         context.standardOutput.writeLine(wallet.id)
         return ExitCode.success.rawValue
     }

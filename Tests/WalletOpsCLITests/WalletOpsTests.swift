@@ -18,8 +18,8 @@ import Testing
         #expect(result.status == 64)
         #expect(
             result.standardError == """
-                Error: missing subcommand; expected one of: core, login, logout, wallet, token, jwks, crypto, version, \
-                help
+                Error: missing subcommand; expected one of: core, login, logout, wallet, access, remote, token, jwks, \
+                crypto, version, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 
