@@ -48,7 +48,7 @@ let package = Package(
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",
-            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol"]),
+            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol", "KeyFormats"]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.
