@@ -1,0 +1,52 @@
+/// Outcomes waiting for the next flush, and per step what its watermark may be: the engine keeps it
+/// under one lock so an outcome and the watermark it allows are always taken together.
+///
+/// A step's watermark is the number of leading items (in input order) that are all settled. The filler
+/// registers every item it reads: items it hands to workers stay `open` until their outcome is buffered;
+/// items it found settled in the checkpoint never open. So the watermark is the lowest open position,
+/// or, with none open, everything read so far. Memory is bounded by the open items (the feed window plus
+/// the read batch plus the workers), not by the run.
+struct CheckpointBuffer {
+    struct Tracker {
+        /// Items read so far, and the hash of their keys in order.
+        var read = 0
+        var readHash = KeysHash.initial
+        /// Handed out without an outcome yet: position to the hash of the keys before it.
+        var open: [Int: UInt64] = [:]
+
+        var mark: RunHandle.Mark {
+            guard let lowest = open.keys.min() else { return RunHandle.Mark(watermark: read, keysHash: readHash) }
+            return RunHandle.Mark(watermark: lowest, keysHash: open[lowest] ?? 0)
+        }
+    }
+
+    var updates: [RunHandle.Update] = []
+    var trackers: [String: Tracker] = [:]
+
+    /// Buffers an update; an outcome closes its item.
+    mutating func append(_ update: RunHandle.Update, settles: Bool) {
+        updates.append(update)
+        if settles { trackers[update.step]?.open.removeValue(forKey: update.index) }
+    }
+
+    /// The buffered updates and every step's watermark, leaving the buffer empty.
+    mutating func take() -> (updates: [RunHandle.Update], marks: [String: RunHandle.Mark]) {
+        defer { updates = [] }
+        var marks: [String: RunHandle.Mark] = [:]
+        for (step, tracker) in trackers { marks[step] = tracker.mark }
+        return (updates, marks)
+    }
+}
+
+/// FNV-1a over item keys in order, with a separator so ["ab", "c"] and ["a", "bc"] differ.
+enum KeysHash {
+    static let initial: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    static func adding(_ key: String, to hash: UInt64) -> UInt64 {
+        var hash = hash
+        for byte in key.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return (hash ^ 0xff) &* 0x100_0000_01b3
+    }
+}
