@@ -8,6 +8,8 @@
 /// the read batch plus the workers), not by the run.
 struct CheckpointBuffer {
     struct Tracker {
+        /// The step's id (the checkpoint's name for it).
+        var step: String
         /// Items read so far, and the hash of their keys in order.
         var read = 0
         var readHash = KeysHash.initial
@@ -21,19 +23,22 @@ struct CheckpointBuffer {
     }
 
     var updates: [RunHandle.Update] = []
-    var trackers: [String: Tracker] = [:]
+    /// By step index (an array: no string hashing per outcome).
+    var trackers: [Tracker?]
 
-    /// Buffers an update; an outcome closes its item.
-    mutating func append(_ update: RunHandle.Update, settles: Bool) {
+    init(stepCount: Int) { trackers = Array(repeating: nil, count: stepCount) }
+
+    /// Buffers an update of the step at `stepIndex`; an outcome closes its item.
+    mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool) {
         updates.append(update)
-        if settles { trackers[update.step]?.open.removeValue(forKey: update.index) }
+        if settles { trackers[stepIndex]?.open.removeValue(forKey: update.index) }
     }
 
     /// The buffered updates and every step's watermark, leaving the buffer empty.
     mutating func take() -> (updates: [RunHandle.Update], marks: [String: RunHandle.Mark]) {
         defer { updates = [] }
         var marks: [String: RunHandle.Mark] = [:]
-        for (step, tracker) in trackers { marks[step] = tracker.mark }
+        for case let tracker? in trackers { marks[tracker.step] = tracker.mark }
         return (updates, marks)
     }
 }

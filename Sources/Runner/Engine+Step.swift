@@ -127,7 +127,7 @@ extension Engine {
         let settledBelow = resumedMark?.watermark ?? 0
         // Without a checkpoint no outcome is recorded, so nothing would ever close an open item.
         let tracked = checkpoint != nil
-        if tracked { pending.withLock { $0.trackers[step.id] = CheckpointBuffer.Tracker() } }
+        if tracked { pending.withLock { $0.trackers[runtime.index] = CheckpointBuffer.Tracker(step: step.id) } }
         let retryFailed = checkpoint?.retryFailed ?? false
         var batch: [WorkItem] = []
         batch.reserveCapacity(options.readBatch)
@@ -219,9 +219,11 @@ extension Engine {
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
-                    for item in prepared { buffer.trackers[step.id]?.open[item.index] = hashes[item.index - first] }
-                    buffer.trackers[step.id]?.read = position
-                    buffer.trackers[step.id]?.readHash = keysHash
+                    for item in prepared {
+                        buffer.trackers[runtime.index]?.open[item.index] = hashes[item.index - first]
+                    }
+                    buffer.trackers[runtime.index]?.read = position
+                    buffer.trackers[runtime.index]?.readHash = keysHash
                 }
             }
             if prepared.isEmpty { continue }
@@ -250,7 +252,9 @@ extension Engine {
                             step: step.id, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
                             errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
                     }
-                    pending.withLock { buffer in for update in withdrawn { buffer.append(update, settles: false) } }
+                    pending.withLock { buffer in
+                        for update in withdrawn { buffer.append(update, stepIndex: runtime.index, settles: false) }
+                    }
                 }
                 return
             }
@@ -306,7 +310,6 @@ extension Engine {
     /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
     func process(_ prepared: PreparedItem, _ runtime: StepRuntime) async -> Bool {
         let item = prepared.item
-        let step = runtime.step
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
@@ -333,10 +336,11 @@ extension Engine {
             let context = makeContext(item, runtime, attempt: attempts)
             do {
                 let result: ActionResult
-                if let timeout = step.timeout {
-                    result = try await runWithTimeout(step.action, item, context, deadline: clock.now() + timeout)
+                if let timeout = runtime.step.timeout {
+                    result = try await runWithTimeout(
+                        runtime.step.action, item, context, deadline: clock.now() + timeout)
                 } else {
-                    result = try await step.action.run(item, context: context)
+                    result = try await runtime.step.action.run(item, context: context)
                 }
                 await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
@@ -357,7 +361,7 @@ extension Engine {
                 case is AttemptTimeout:
                     timedOut = true
                     errorClass = runtime.sideEffecting ? .inDoubt : .retryable
-                    message = "attempt \(attempts) timed out after \(step.timeout ?? .zero)"
+                    message = "attempt \(attempts) timed out after \(runtime.step.timeout ?? .zero)"
                 default:
                     errorClass = .permanent
                     message = String(describing: error)
@@ -381,10 +385,11 @@ extension Engine {
                     }
                 }
                 // A probe that said "not done" made the attempt retryable; timeouts follow their own switch.
-                let retryable = timedOut ? step.retry.retryTimeouts : step.retry.retryOn.contains(errorClass)
-                if retryable && tries < step.retry.maxAttempts {
+                let retryable =
+                    timedOut ? runtime.step.retry.retryTimeouts : runtime.step.retry.retryOn.contains(errorClass)
+                if retryable && tries < runtime.step.retry.maxAttempts {
                     if !isRunning { return false }
-                    let delay = step.retry.backoff(afterAttempt: tries, key: item.key)
+                    let delay = runtime.step.retry.backoff(afterAttempt: tries, key: item.key)
                     do { try await clock.sleep(until: clock.now() + delay) } catch { return false }
                     if !isRunning { return false }
                     continue
@@ -445,7 +450,7 @@ extension Engine {
                         ? IdempotencyKey.make(runID: checkpoint.runID, stepIndex: runtime.index, itemKey: item.key)
                         : nil,
                     coveredByWatermark: state == .succeeded && resultJSON == nil && !runtime.sideEffecting
-                        && !prepared.hadRow))
+                        && !prepared.hadRow), stepIndex: runtime.index)
         }
         if let (failures, finished) = exceeded {
             abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")

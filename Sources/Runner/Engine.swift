@@ -61,7 +61,7 @@ public final class Engine: Sendable {
     let options: Options
     let phase = Atomic<Int>(Phase.idle.rawValue)
     let control = Mutex(Control())
-    let pending = Mutex(CheckpointBuffer())
+    let pending: Mutex<CheckpointBuffer>
     let progressState: [ProgressBox]
     let limiter: ConcurrencyLimiter?
     let realClock = SystemClock()
@@ -72,6 +72,7 @@ public final class Engine: Sendable {
         self.plan = plan
         self.checkpoint = checkpoint
         self.options = options
+        self.pending = Mutex(CheckpointBuffer(stepCount: plan.steps.count))
         self.progressState = plan.steps.map {
             ProgressBox(StepProgress(id: $0.id, status: .waiting, total: $0.items.count))
         }
@@ -175,7 +176,9 @@ public final class Engine: Sendable {
                 step: stepID, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
                 errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
         }
-        pending.withLock { buffer in for update in updates { buffer.append(update, settles: false) } }
+        pending.withLock { buffer in
+            for update in updates { buffer.append(update, stepIndex: stepIndex, settles: false) }
+        }
     }
 
     /// Registers a running step's feed so a stop can close it; false when the run is already stopping.
@@ -290,9 +293,9 @@ public final class Engine: Sendable {
     // MARK: Checkpoint buffer
 
     /// Queues an item outcome; when the batch is full, the caller flushes it (backpressure on the writer).
-    func record(_ update: RunHandle.Update) async {
+    func record(_ update: RunHandle.Update, stepIndex: Int) async {
         let full = pending.withLock { buffer in
-            buffer.append(update, settles: true)
+            buffer.append(update, stepIndex: stepIndex, settles: true)
             return buffer.updates.count >= options.flushBatch
         }
         if full { await flush() }
