@@ -23,10 +23,21 @@ struct CheckpointBuffer {
     }
 
     var updates: [RunHandle.Update] = []
+    /// A worker has asked for a flush that has not taken the buffer yet: the others keep going (one
+    /// transaction per batch, not one per worker) until the buffer holds two batches.
+    var flushRequested = false
     /// By step index (an array: no string hashing per outcome).
     var trackers: [Tracker?]
 
-    init(stepCount: Int) { trackers = Array(repeating: nil, count: stepCount) }
+    /// The flush batch: the buffer is allocated at this size once per flush (growing it by doubling at
+    /// every flush fragmented the heap and made the peak RSS creep up over a long run).
+    let batch: Int
+
+    init(stepCount: Int, batch: Int) {
+        trackers = Array(repeating: nil, count: stepCount)
+        self.batch = batch
+        updates.reserveCapacity(batch)
+    }
 
     /// Buffers an update of the step at `stepIndex`; an outcome closes its item.
     mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool) {
@@ -36,7 +47,11 @@ struct CheckpointBuffer {
 
     /// The buffered updates and every step's watermark, leaving the buffer empty.
     mutating func take() -> (updates: [RunHandle.Update], marks: [String: RunHandle.Mark]) {
-        defer { updates = [] }
+        defer {
+            updates = []
+            updates.reserveCapacity(batch)
+            flushRequested = false
+        }
         var marks: [String: RunHandle.Mark] = [:]
         for case let tracker? in trackers { marks[tracker.step] = tracker.mark }
         return (updates, marks)

@@ -72,7 +72,7 @@ public final class Engine: Sendable {
         self.plan = plan
         self.checkpoint = checkpoint
         self.options = options
-        self.pending = Mutex(CheckpointBuffer(stepCount: plan.steps.count))
+        self.pending = Mutex(CheckpointBuffer(stepCount: plan.steps.count, batch: options.flushBatch))
         self.progressState = plan.steps.map {
             ProgressBox(StepProgress(id: $0.id, status: .waiting, total: $0.items.count))
         }
@@ -296,7 +296,14 @@ public final class Engine: Sendable {
     func record(_ update: RunHandle.Update, stepIndex: Int) async {
         let full = pending.withLock { buffer in
             buffer.append(update, stepIndex: stepIndex, settles: true)
-            return buffer.updates.count >= options.flushBatch
+            let count = buffer.updates.count
+            guard count >= options.flushBatch else { return false }
+            if !buffer.flushRequested {
+                buffer.flushRequested = true
+                return true
+            }
+            // The writer is behind: wait for it (bounds the buffer at two batches plus the workers).
+            return count >= 2 * options.flushBatch
         }
         if full { await flush() }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
 /// An opened, locked run: what the engine checkpoints into.
 public final class RunHandle: Sendable {
@@ -11,6 +12,9 @@ public final class RunHandle: Sendable {
     public let isResumed: Bool
     /// True when failed items are to be run again.
     public let retryFailed: Bool
+
+    /// The watermarks this handle has committed (flushes run on the database queue, one at a time).
+    let writtenMarks = Mutex<[String: Int]>([:])
 
     init(store: RunStore, runID: Int64, isResumed: Bool, retryFailed: Bool) {
         self.store = store
@@ -90,13 +94,16 @@ public final class RunHandle: Sendable {
         let runID = runID
         try await store.queue.write { db in
             let (updates, marks) = take()
-            guard !updates.isEmpty || !marks.isEmpty else { return }
+            // Nothing new (a tick in a quiet moment): no transaction.
+            let written = self.writtenMarks.withLock { $0 }
+            let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
+            guard !updates.isEmpty || !moved.isEmpty else { return }
             let rows = updates.filter { update in
                 !(update.coveredByWatermark && update.index < (marks[update.step]?.watermark ?? 0))
             }
             try Self.writeRows(db, runID: runID, rows)
             let mark = try db.cachedStatement(Self.markSQL)
-            for (step, value) in marks where value.watermark > 0 {
+            for (step, value) in moved {
                 try mark.bind(runID, at: 1)
                 try mark.bind(step, at: 2)
                 try mark.bind(value.watermark, at: 3)
@@ -105,6 +112,9 @@ public final class RunHandle: Sendable {
                 mark.reset()
             }
             try Self.heartbeat(db, runID: runID)
+            self.writtenMarks.withLock { written in
+                for (step, value) in moved { written[step] = max(written[step] ?? 0, value.watermark) }
+            }
         }
     }
 
