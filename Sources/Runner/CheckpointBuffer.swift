@@ -23,9 +23,6 @@ struct CheckpointBuffer {
     }
 
     var updates: [RunHandle.Update] = []
-    /// A worker has asked for a flush that has not taken the buffer yet: the others keep going (one
-    /// transaction per batch, not one per worker) until the buffer holds two batches.
-    var flushRequested = false
     /// By step index (an array: no string hashing per outcome).
     var trackers: [Tracker?]
 
@@ -50,7 +47,6 @@ struct CheckpointBuffer {
         defer {
             updates = []
             updates.reserveCapacity(batch)
-            flushRequested = false
         }
         var marks: [String: RunHandle.Mark] = [:]
         for case let tracker? in trackers { marks[tracker.step] = tracker.mark }

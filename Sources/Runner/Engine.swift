@@ -296,14 +296,7 @@ public final class Engine: Sendable {
     func record(_ update: RunHandle.Update, stepIndex: Int) async {
         let full = pending.withLock { buffer in
             buffer.append(update, stepIndex: stepIndex, settles: true)
-            let count = buffer.updates.count
-            guard count >= options.flushBatch else { return false }
-            if !buffer.flushRequested {
-                buffer.flushRequested = true
-                return true
-            }
-            // The writer is behind: wait for it (bounds the buffer at two batches plus the workers).
-            return count >= 2 * options.flushBatch
+            return buffer.updates.count >= options.flushBatch
         }
         if full { await flush() }
     }
