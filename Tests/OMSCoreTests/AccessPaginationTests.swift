@@ -105,7 +105,9 @@ import WalletCrypto
         let all = try await world.listAll(limit: 100)
         let elapsed = ContinuousClock.now - started
         #expect(all.count == 1 + 1 + 6_666)
-        print("AccessPaginationTests: listed \(all.count) grants in \(all.count / 100 + 1) pages in \(elapsed)")
+        print(
+            "AccessPaginationTests[\(transport)]: listed \(all.count) grants in \(all.count / 100 + 1) pages in \(elapsed)"
+        )
 
         // The page queries alone, without signing and commits: what the index buys.
         let queryTime = try await world.core.service.store.read { db in
@@ -122,7 +124,7 @@ import WalletCrypto
             return (rows, ContinuousClock.now - started)
         }
         #expect(queryTime.0 == all.count)
-        print("AccessPaginationTests: the page queries alone took \(queryTime.1)")
+        print("AccessPaginationTests[\(transport)]: the page queries alone took \(queryTime.1)")
 
         let plans = try await world.core.service.store.read { db in
             (
