@@ -79,8 +79,7 @@ import Testing
         let fixture = try await SDKFixture.make()
         defer { Task { await fixture.close() } }
         _ = try await accountWithTwoEthereumWallets(fixture)
-        let slow = CountingTransport(
-            InProcessTransport(handler: fixture.service), delays: ["UseWallet": .milliseconds(400)])
+        let slow = CountingTransport(InProcessTransport(handler: fixture.service), holding: ["UseWallet"])
         let sdk = try fixture.wallet(transport: slow)
         guard
             case .walletSelection(let selection) = try await sdk.wallet.signIn(
@@ -91,10 +90,12 @@ import Testing
         }
         let walletId = selection.wallets[0].id
         let first = Task { try await sdk.wallet.completeWalletSelection(selection, walletId: walletId) }
-        try await Task.sleep(for: .milliseconds(100))
+        // The first completion's UseWallet is on the wire (and held there) before the second starts.
+        try await slow.waitForRequest("UseWallet")
         let second = await walletError {
             _ = try await sdk.wallet.completeWalletSelection(selection, walletId: walletId)
         }
+        slow.release()
         #expect(second?.code == .walletSelectionInFlight)
         #expect(try await first.value.walletId == walletId)
     }

@@ -127,25 +127,46 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Counts the requests that reach the core, by method name.
+/// Counts the requests that reach the core, by method name; requests to `held` methods wait until
+/// `release()`, so a test can act while one is provably in flight (no guessed delay).
 final class CountingTransport: WaasTransport {
     let inner: any WaasTransport
-    let delays: [String: Duration]
+    let held: Set<String>
     private let seen = Mutex<[String]>([])
+    private let released = Mutex(false)
 
-    init(_ inner: any WaasTransport, delays: [String: Duration] = [:]) {
+    init(_ inner: any WaasTransport, holding held: Set<String> = []) {
         self.inner = inner
-        self.delays = delays
+        self.held = held
     }
 
     var methods: [String] { seen.withLock { $0 } }
     var count: Int { methods.count }
 
+    /// Lets the held requests (and later ones) through.
+    func release() { released.withLock { $0 = true } }
+
     func send(_ request: WaasHTTPRequest) async throws -> WaasHTTPResponse {
         let name = String(request.path.split(separator: "/").last ?? "")
         seen.withLock { $0.append(name) }
-        if let delay = delays[name] { try await Task.sleep(for: delay) }
+        if held.contains(name) {
+            // A safety limit only: a test that never releases fails instead of hanging.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !released.withLock({ $0 }) {
+                guard ContinuousClock.now < deadline else { throw FixtureError("\(name) was held for 30 s") }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
         return try await inner.send(request)
+    }
+
+    /// Waits until a request to `method` has gone out (at most `seconds`).
+    func waitForRequest(_ method: String, seconds: Int = 30) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !methods.contains(method) {
+            guard ContinuousClock.now < deadline else { throw FixtureError("no \(method) request in \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
 
