@@ -99,6 +99,29 @@ final class AEADCipherContext {
     }
 
     /// Opens ciphertext || tag; throws `authenticationFailure` (and releases nothing) when the tag is wrong.
+    /// Seals into a caller-provided buffer of `plaintext.count + 16` bytes: no allocation, for hot loops.
+    func seal(
+        _ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws {
+        let count = plaintext.count
+        guard nonce.count == Self.nonceSize, let noncePointer = nonce.baseAddress else {
+            throw CryptoError(.invalidParameter, "\(algorithm.name): the nonce must be 12 bytes, got \(nonce.count)")
+        }
+        guard output.count >= count + Self.tagSize, let base = output.baseAddress else {
+            throw CryptoError(.invalidParameter, "\(algorithm.name): the output needs \(count + Self.tagSize) bytes")
+        }
+        try OpenSSL.checkLength(count, algorithm.name)
+        try start(encrypt: true, nonce: noncePointer.assumingMemoryBound(to: UInt8.self))
+        let out = base.assumingMemoryBound(to: UInt8.self)
+        var written: Int32 = 0
+        var tail: Int32 = 0
+        let input = plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(out)
+        guard EVP_EncryptUpdate(ctx, out, &written, input, Int32(count)) == 1,
+            EVP_EncryptFinal_ex(ctx, out + Int(written), &tail) == 1, Int(written + tail) == count,
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(Self.tagSize), out + count) == 1
+        else { throw OpenSSL.error(.libraryFailure, "\(algorithm.name): encryption failed") }
+    }
+
     func open(_ sealed: some ContiguousBytes, nonce: some ContiguousBytes, aad: some ContiguousBytes) throws
         -> [UInt8]
     {

@@ -15,6 +15,16 @@ extension AESGCM.Context {
     }
 }
 
+extension AESGCM.Context {
+    /// Seals `plaintext` into `output` (at least `plaintext.count + 16` bytes: ciphertext, then tag)
+    /// without allocating, for loops that seal many small messages.
+    public func seal(
+        _ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws {
+        try cipher.seal(plaintext, nonce: nonce, into: output)
+    }
+}
+
 extension ChaChaPoly.Context {
     /// Encrypts and authenticates; returns `ciphertext || tag`.
     public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {

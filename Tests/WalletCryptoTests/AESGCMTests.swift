@@ -68,3 +68,29 @@ import WalletCrypto
         #expect(try AESGCM.open(empty, key: key, nonce: nonce).isEmpty)
     }
 }
+
+@Suite struct AESGCMBufferTests {
+    /// Sealing into a caller's buffer gives the same bytes as the allocating API, and opens back.
+    @Test func sealIntoBufferMatchesTheArrayForm() throws {
+        let key = SecretBytes.random(count: 32)
+        let context = try AESGCM.Context(key: key)
+        let nonce = [UInt8](repeating: 3, count: 12)
+        let plaintext = Array("thirty-two bytes of plaintext!!!".utf8)
+        var output = [UInt8](repeating: 0, count: plaintext.count + 16)
+        try plaintext.withUnsafeBytes { input in
+            try nonce.withUnsafeBytes { iv in
+                try output.withUnsafeMutableBytes { out in try context.seal(input, nonce: iv, into: out) }
+            }
+        }
+        #expect(output == (try AESGCM.seal(plaintext, key: key, nonce: nonce)))
+        #expect(try AESGCM.open(output, key: key, nonce: nonce) == plaintext)
+        var short = [UInt8](repeating: 0, count: plaintext.count)
+        #expect(throws: CryptoError.self) {
+            try plaintext.withUnsafeBytes { input in
+                try nonce.withUnsafeBytes { iv in
+                    try short.withUnsafeMutableBytes { out in try context.seal(input, nonce: iv, into: out) }
+                }
+            }
+        }
+    }
+}
