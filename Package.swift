@@ -53,7 +53,7 @@ let package = Package(
 
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
-            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit"],
+            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
             path: "bench/Sources/walletops-bench"),
 
         // Tests.
@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
         .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
-        .testTarget(name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
+        .testTarget(
+            name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "OMSWalletTests", dependencies: ["OMSWallet", "OMSCore", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),

@@ -8,3 +8,4 @@ mkdir -p "$out"
 gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium)
 "$out/crypto_floor" > "$out/crypto_floor.tsv"
 "$bin/walletops-bench" crypto --floor "$out/crypto_floor.tsv"
+"$bin/walletops-bench" core

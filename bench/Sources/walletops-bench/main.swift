@@ -3,6 +3,7 @@ import Foundation
 /// walletops-bench: prints figures for `make bench`. Never a timed test.
 ///
 ///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
+///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -22,8 +23,15 @@ do {
     case "crypto":
         print("## Crypto primitives (median of 7 rounds; same libraries from C in the same run)\n")
         print(try CryptoBench.run(floor: readFloor(arguments)))
+    case "core":
+        let total = arguments.firstIndex(of: "--requests").flatMap { arguments.dropFirst($0 + 1).first }.flatMap {
+            Int($0)
+        }
+        print("## Core requests per second (8 concurrent clients; floor = the crypto each request needs)\n")
+        print(try await CoreBench.run(total: total ?? 2_000))
     default:
-        FileHandle.standardError.write(Data("usage: walletops-bench crypto [--floor FILE]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: walletops-bench crypto [--floor FILE] | core [--requests N]\n".utf8))
         exit(64)
     }
 } catch {
