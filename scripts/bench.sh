@@ -9,3 +9,5 @@ gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags 
 "$out/crypto_floor" > "$out/crypto_floor.tsv"
 "$bin/walletops-bench" crypto --floor "$out/crypto_floor.tsv"
 "$bin/walletops-bench" core
+"$bin/walletops-bench" access
+"$bin/walletops-bench" import
