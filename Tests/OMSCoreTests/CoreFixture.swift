@@ -24,7 +24,7 @@ struct CoreFixture {
 
     init(
         _ kind: TransportKind = .inProcess, clock: any CoreClock = SystemClock(), project name: String = "test",
-        publishableKey: String? = nil
+        publishableKey: String? = nil, transport makeTransport: ((WaasService) -> any WaasTransport)? = nil
     ) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-core-\(UUID().uuidString)")
         home = CoreHome(url: url)
@@ -36,7 +36,7 @@ struct CoreFixture {
         switch kind {
         case .inProcess:
             server = nil
-            transport = InProcessTransport(handler: service)
+            transport = makeTransport?(service) ?? InProcessTransport(handler: service)
         case .http:
             let documents = WellKnownDocuments { document in
                 switch document {
@@ -49,7 +49,7 @@ struct CoreFixture {
                 handler: service, wellKnown: documents,
                 configuration: WaasHTTPServer.Configuration(threadPoolSize: 2))
             self.server = server
-            transport = HTTPTransport(baseURL: server.baseURL)
+            transport = makeTransport?(service) ?? HTTPTransport(baseURL: server.baseURL)
         }
     }
 
@@ -61,10 +61,10 @@ struct CoreFixture {
         let core = try CoreFixture(kind, clock: clock, project: name, publishableKey: publishableKey)
         do {
             let result = try await body(core)
-            await core.remove()
+            await core.close()
             return result
         } catch {
-            await core.remove()
+            await core.close()
             throw error
         }
     }
@@ -154,9 +154,12 @@ struct CoreFixture {
         ).wallet
     }
 
-    /// Stops the server and removes the home.
-    func remove() async {
+    /// Removes the home; a server stops when the fixture is released (its deinit stops the daemon).
+    func remove() { try? FileManager.default.removeItem(at: home.url) }
+
+    /// Stops the server gracefully, then removes the home.
+    func close() async {
         await server?.stop(grace: .seconds(1))
-        try? FileManager.default.removeItem(at: home.url)
+        remove()
     }
 }

@@ -62,4 +62,12 @@ import WalletCrypto
             }
         }
     }
+
+    /// The fixture's older form (a transport made from the service, a synchronous remove) still works.
+    @Test func aFixtureTakesATransportMadeFromTheService() async throws {
+        let core = try CoreFixture(clock: SystemClock()) { InProcessTransport(handler: $0) }
+        defer { core.remove() }
+        let status = try await core.publicClient.call(.status, Empty(), as: StatusResponse.self)
+        #expect(status.env == "development" && core.server == nil)
+    }
 }

@@ -165,19 +165,20 @@ extension SQLiteDatabase {
             environment: CoreEnvironment(rawValue: row[3].text ?? "") ?? .development)
     }
 
-    /// Records `nonce` for `credential`, refusing one that is not above the last one seen.
+    /// Records `nonce` for `credential`, refusing one that is not above the last one seen. One statement
+    /// on the accepted path (every protected request takes it); the refusal reads the last nonce.
     func advanceNonce(credential: String, to nonce: UInt64) throws {
         guard nonce > 0, nonce <= UInt64(Int64.max) else {
             throw WaasError(.preconditionFailed, "nonce must be a positive 63-bit integer")
         }
-        let last = try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)])
-        if let last, UInt64(last) >= nonce {
+        try execute(
+            "INSERT INTO nonces(credential, last_nonce) VALUES (?, ?) ON CONFLICT(credential) DO UPDATE "
+                + "SET last_nonce = excluded.last_nonce WHERE excluded.last_nonce > nonces.last_nonce",
+            [.text(credential), .integer(Int64(nonce))])
+        guard changes == 1 else {
+            let last = try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)]) ?? 0
             throw WaasError(.preconditionFailed, "nonce \(nonce) is not above the last one used (\(last))")
         }
-        try execute(
-            "INSERT INTO nonces(credential, last_nonce) VALUES (?, ?) "
-                + "ON CONFLICT(credential) DO UPDATE SET last_nonce = excluded.last_nonce",
-            [.text(credential), .integer(Int64(nonce))])
     }
 
     func credential(_ id: String, project: String) throws -> CredentialRecord? {
