@@ -149,21 +149,28 @@ enum AccessBench {
             ("HTTP", HTTPTransport(baseURL: world.core.server.baseURL, maxConnections: CoreBench.clientCount)),
         ]
         let pages = (grants + pageSize - 1) / pageSize
-        var table = Table(header: ["case", "transport", "clients", "req/s", "items/s", "items"])
+        var table = Table(header: ["case", "transport", "clients", "req/s", "items/s", "items", "CPU us/req"])
+        // CPU of the whole process (clients, core, server) per request since `start`.
+        func cpu(since start: Double, requests: Int) -> String {
+            format((CPUTime.process() - start) / Double(requests), digits: 0)
+        }
         for (name, transport) in transports {
             let owners = world.owners.map { World.on(transport, $0) }
             _ = try await world.listAll(owners[0])  // warm-up: statement cache, connections
             for clients in [1, CoreBench.clientCount] {
+                let cpuStart = CPUTime.process()
                 let (pagesPerSecond, grantsPerSecond) = try await listRate(
                     world, Array(owners.prefix(clients)), walks: clients == 1 ? 2 : 1, expected: grants)
                 table.add([
                     "ListAccess, \(pages) pages of \(pageSize)", name, "\(clients)", format(pagesPerSecond, digits: 0),
                     format(grantsPerSecond, digits: 0), "grants",
+                    cpu(since: cpuStart, requests: pages * clients * (clients == 1 ? 2 : 1)),
                 ])
             }
             let remotes = world.remotes.map { World.on(transport, $0.client) }
             let sessions = Dictionary(
                 uniqueKeysWithValues: world.remotes.map { ($0.client.signer!.credentialId, $0.session) })
+            var cpuStart = CPUTime.process()
             let usage = try await CoreBench.rate(remotes, total: usageCalls) { remote in
                 let entries = try await remote.call(
                     .getSessionUsage,
@@ -174,8 +181,9 @@ enum AccessBench {
             }
             table.add([
                 "GetSessionUsage", name, "\(remotes.count)", format(usage, digits: 0), format(usage, digits: 0),
-                "reads",
+                "reads", cpu(since: cpuStart, requests: usageCalls + remotes.count),
             ])
+            cpuStart = CPUTime.process()
             let spending = world.spending
             let transfersPerSecond = try await CoreBench.rate(remotes, total: transfers) { remote in
                 let prepared = try await remote.call(
@@ -190,6 +198,7 @@ enum AccessBench {
             table.add([
                 "Prepare + Execute transfer", name, "\(remotes.count)", format(2 * transfersPerSecond, digits: 0),
                 format(transfersPerSecond, digits: 0), "transfers",
+                cpu(since: cpuStart, requests: 2 * (transfers + remotes.count)),
             ])
         }
         await world.core.server.stop(grace: .seconds(1))
