@@ -142,9 +142,9 @@ enum ImportBench {
         init(_ description: String) { self.description = description }
     }
 
-    /// The `import` case's section: `--imports N` per row (default 160, 8 rows).
+    /// The `import` case's section: `--imports N` per row (default 120, 8 rows).
     static func run(_ arguments: [String]) async throws -> String {
-        let imports = AccessBench.option("--imports", in: arguments) ?? 160
+        let imports = AccessBench.option("--imports", in: arguments) ?? 120
         return "## Attested imports per second (issue 5), \(imports) per row, beside the crypto floor "
             + "(CPU time: the machine is shared)\n\n"
             + (try await run(imports: imports))
