@@ -7,7 +7,7 @@ import WalletCrypto
 /// and Solana seeds, one client and 8 at once; beside the crypto floor of one import, measured in the same
 /// run: what the protocol makes unavoidable, whatever the code around it does.
 enum ImportBench {
-    /// The primitives one import needs, in microseconds each, and how many times it needs them.
+    /// The primitives one import needs, in CPU microseconds each, and how many times it needs them.
     struct Floor {
         /// (what, side, microseconds per call, calls per import).
         var parts: [(name: String, side: String, microseconds: Double, count: Int)] = []
