@@ -15,3 +15,5 @@ python3 bench/peers/engine_peer.py 100000 1000000 > "$out/engine_peer.tsv"
 
 # The core's requests per second, in-process and over HTTP.
 "$bin/walletops-bench" core
+"$bin/walletops-bench" access
+"$bin/walletops-bench" import

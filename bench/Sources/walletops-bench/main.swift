@@ -6,6 +6,8 @@ import Foundation
 ///     walletops-bench engine [--peer FILE]     checkpointed noop items beside the Python peer
 ///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s")
 ///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
+///     walletops-bench access [--grants N]      ListAccess over N grants, GetSessionUsage, transfers
+///     walletops-bench import [--imports N]     attested imports per second beside the crypto floor
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -34,9 +36,13 @@ do {
         }
         print("## Core requests per second (8 concurrent clients; floor = the crypto each request needs)\n")
         print(try await CoreBench.run(total: total ?? 2_000))
+    case "access": print(try await AccessBench.run(arguments))
+    case "import": print(try await ImportBench.run(arguments))
     default:
         FileHandle.standardError.write(
-            Data("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]\n".utf8))
+            Data(
+                ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]"
+                    + " | access [--grants N] | import [--imports N]\n").utf8))
         exit(64)
     }
 } catch {
