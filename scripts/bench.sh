@@ -8,3 +8,7 @@ mkdir -p "$out"
 gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium)
 "$out/crypto_floor" > "$out/crypto_floor.tsv"
 "$bin/walletops-bench" crypto --floor "$out/crypto_floor.tsv"
+
+# The engine beside its Python peer (asyncio + sqlite3, same checkpoint scheme), in the same run.
+python3 bench/peers/engine_peer.py 100000 1000000 > "$out/engine_peer.tsv"
+"$bin/walletops-bench" engine --peer "$out/engine_peer.tsv"

@@ -95,7 +95,21 @@ public final class RunStore: Sendable {
                   step TEXT,
                   message TEXT);
                 CREATE INDEX events_by_run ON events(run_id, id);
-                """)
+                """),
+        // Front-end facts about a run (the playbook path, the command that resumes it, step totals) and
+        // the last time `walletops due` checked each playbook's schedule.
+        .init(
+            "run-attributes-and-schedule-checks",
+            sql: """
+                CREATE TABLE run_attributes(
+                  run_id INTEGER NOT NULL,
+                  name TEXT NOT NULL,
+                  value TEXT NOT NULL,
+                  PRIMARY KEY(run_id, name)) WITHOUT ROWID;
+                CREATE TABLE schedule_checks(
+                  playbook TEXT PRIMARY KEY,
+                  checked_at REAL NOT NULL) WITHOUT ROWID;
+                """),
     ]
 
     // MARK: Queries

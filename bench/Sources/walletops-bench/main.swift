@@ -3,6 +3,8 @@ import Foundation
 /// walletops-bench: prints figures for `make bench`. Never a timed test.
 ///
 ///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
+///     walletops-bench engine [--peer FILE]     checkpointed noop items beside the Python peer
+///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib" lines)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -22,8 +24,12 @@ do {
     case "crypto":
         print("## Crypto primitives (median of 7 rounds; same libraries from C in the same run)\n")
         print(try CryptoBench.run(floor: readFloor(arguments)))
+    case "engine":
+        print("## Engine: checkpointed noop items (release build; Python peer in the same run)\n")
+        print(try await EngineBench.run(peer: EngineBench.readPeer(arguments)))
     default:
-        FileHandle.standardError.write(Data("usage: walletops-bench crypto [--floor FILE]\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE]\n".utf8))
         exit(64)
     }
 } catch {

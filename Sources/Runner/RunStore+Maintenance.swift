@@ -1,0 +1,117 @@
+import Foundation
+import SQLiteKit
+
+/// Queries and housekeeping for the command line: listing runs, failures, per-step counts, run
+/// attributes, schedule checks, and pruning old runs.
+extension RunStore {
+    /// Every run, newest first (at most `limit`).
+    public func allRuns(limit: Int = 1000) async throws -> [RunRecord] {
+        try await queue.read { db in
+            try Self.runs(db, where: "1 ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+        }
+    }
+
+    /// Items of a run in the given states, in step and key order, at most `limit`; with the number of
+    /// such items in total (so a report can say how many it left out).
+    public func items(runID: Int64, states: Set<ItemState>, limit: Int) async throws -> (
+        items: [ItemRecord], total: Int
+    ) {
+        let names = states.map(\.rawValue).sorted()
+        return try await queue.read { db in
+            let marks = names.map { _ in "?" }.joined(separator: ",")
+            let values: [SQLiteValue] = [.integer(runID)] + names.map { .text($0) }
+            let total =
+                try db.scalarInt(
+                    "SELECT count(*) FROM items WHERE run_id = ? AND state IN (\(marks))", values) ?? 0
+            let rows = try db.rows(
+                """
+                SELECT step, item_key, state, attempts, error_class, message, result, idempotency_key FROM items
+                WHERE run_id = ? AND state IN (\(marks)) ORDER BY step, item_key LIMIT ?
+                """, values + [.integer(Int64(limit))])
+            let items = rows.map { row in
+                ItemRecord(
+                    step: row[0].string ?? "", key: row[1].string ?? "",
+                    state: ItemState(rawValue: row[2].string ?? "") ?? .pending, attempts: row[3].int,
+                    errorClass: row[4].string, message: row[5].string, resultJSON: row[6].string,
+                    idempotencyKey: row[7].string)
+            }
+            return (items, Int(total))
+        }
+    }
+
+    /// Item counts per step and state, and each step's recorded status.
+    public func stepCounts(runID: Int64) async throws -> [String: (status: String?, counts: [ItemState: Int])] {
+        try await queue.read { db in
+            var out: [String: (status: String?, counts: [ItemState: Int])] = [:]
+            for row in try db.rows("SELECT step, status FROM steps WHERE run_id = ?", [.integer(runID)]) {
+                out[row[0].string ?? "", default: (nil, [:])].status = row[1].string
+            }
+            for row in try db.rows(
+                "SELECT step, state, count(*) FROM items WHERE run_id = ? GROUP BY step, state", [.integer(runID)])
+            {
+                if let state = ItemState(rawValue: row[1].string ?? "") {
+                    out[row[0].string ?? "", default: (nil, [:])].counts[state] = row[2].int
+                }
+            }
+            return out
+        }
+    }
+
+    /// Sets named attributes of a run (the front end's own facts about it).
+    public func setAttributes(runID: Int64, _ attributes: [String: String]) async throws {
+        try await queue.write { db in
+            for (name, value) in attributes {
+                try db.execute(
+                    "INSERT INTO run_attributes(run_id, name, value) VALUES (?, ?, ?) "
+                        + "ON CONFLICT(run_id, name) DO UPDATE SET value = excluded.value",
+                    [.integer(runID), .text(name), .text(value)])
+            }
+        }
+    }
+
+    /// The attributes of a run.
+    public func attributes(runID: Int64) async throws -> [String: String] {
+        try await queue.read { db in
+            var out: [String: String] = [:]
+            for row in try db.rows("SELECT name, value FROM run_attributes WHERE run_id = ?", [.integer(runID)]) {
+                out[row[0].string ?? ""] = row[1].string ?? ""
+            }
+            return out
+        }
+    }
+
+    /// When `walletops due` last checked `playbook`'s schedule (Unix seconds), if ever.
+    public func lastScheduleCheck(playbook: String) async throws -> Double? {
+        try await queue.read { db in
+            try db.rows("SELECT checked_at FROM schedule_checks WHERE playbook = ?", [.text(playbook)]).first?[0].double
+        }
+    }
+
+    /// Records a schedule check of `playbook` at `time` (Unix seconds).
+    public func recordScheduleCheck(playbook: String, at time: Double) async throws {
+        try await queue.write { db in
+            try db.execute(
+                "INSERT INTO schedule_checks(playbook, checked_at) VALUES (?, ?) "
+                    + "ON CONFLICT(playbook) DO UPDATE SET checked_at = excluded.checked_at",
+                [.text(playbook), .real(time)])
+        }
+    }
+
+    /// Deletes finished runs (completed or abandoned) that ended before `cutoff` (Unix seconds), with
+    /// their steps, items, events and attributes, in one transaction. Returns the deleted run ids.
+    public func pruneRuns(endedBefore cutoff: Double) async throws -> [Int64] {
+        try await queue.write { db in
+            let ids = try db.rows(
+                "SELECT id FROM runs WHERE status IN ('completed','abandoned') AND ended_at IS NOT NULL AND ended_at < ?",
+                [.real(cutoff)]
+            ).compactMap { $0[0].int64 }
+            for id in ids {
+                for table in ["items", "steps", "events", "run_attributes"] {
+                    try db.execute("DELETE FROM \(table) WHERE run_id = ?", [.integer(id)])
+                }
+                try db.execute("DELETE FROM runs WHERE id = ?", [.integer(id)])
+            }
+            return ids
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Playbook
+import Runner
+
+/// `walletops due DIR`: runs the playbooks of DIR whose `schedule` fired since the last check.
+///
+/// Meant for one crontab line, `* * * * * walletops due /etc/walletops/playbooks`. The last check
+/// per playbook is kept in the run store; a playbook checked for the first time counts from one
+/// minute before now. A due playbook resumes its unfinished run (the same rules as `run`).
+struct DueCommand: Command {
+    static let directory = ArgumentSpec("dir", help: "The folder of playbooks (*.yaml, *.yml).")
+    static let now = OptionSpec.option(
+        "now", valueName: "time", help: "Check as of this ISO 8601 time (for testing schedules).")
+
+    let registry: ActionRegistry
+    init(registry: ActionRegistry = WalletOps.actions) { self.registry = registry }
+
+    var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "due", abstract: "Run the scheduled playbooks of a folder that are due.",
+            discussion: """
+                For cron: * * * * * walletops due /etc/walletops/playbooks. Each playbook with a schedule
+                runs when its cron expression fired since the last check (kept in the run store). The exit
+                code is the worst of the runs' codes.
+                """,
+            options: [Self.now] + RunOptions.running, arguments: [Self.directory])
+    }
+
+    func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+        var now = Date()
+        if let text = arguments.value(Self.now) {
+            guard let parsed = ISO8601DateFormatter().date(from: text) else {
+                throw CLIError.usage(
+                    "invalid value '\(text)' for '--now': expected an ISO 8601 time such as 2026-01-31T02:30:00Z")
+            }
+            now = parsed
+        }
+        let folder = context.fileURL(arguments.argument(Self.directory)!)
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+        } catch {
+            throw CLIError.ioError("cannot list \(folder.path): \(error.localizedDescription)")
+        }
+        let home = RunHome(arguments, context: context)
+        let store = try home.openStore()
+        var worst: Int32 = 0
+        for name in names {
+            let path = folder.appendingPathComponent(name).path
+            let code = try await exitCode(context) {
+                let playbook = try PreparedRun.load(
+                    path: path, url: URL(fileURLWithPath: path), registry: registry, context: context)
+                guard let schedule = playbook.schedule else { return 0 }
+                let last =
+                    try await store.lastScheduleCheck(playbook: playbook.name).map { Date(timeIntervalSince1970: $0) }
+                    ?? now.addingTimeInterval(-60)
+                try await store.recordScheduleCheck(playbook: playbook.name, at: now.timeIntervalSince1970)
+                guard schedule.isDue(after: last, through: now) else {
+                    let next =
+                        schedule.nextFireTime(after: now).map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+                    context.standardError.writeLine("\(name): '\(playbook.name)' not due (next at \(next))")
+                    return 0
+                }
+                context.standardError.writeLine("\(name): '\(playbook.name)' is due (\(schedule.source)); running")
+                let prepared = try PreparedRun(
+                    path: path, varArguments: [], context: context, registry: registry,
+                    isJSON: arguments.value(RunOptions.logFormat) == "json")
+                let resume = RunOptions.resumeCommand(
+                    playbook: path, vars: [], home: home.url.path)
+                return try await RunOptions.execution(
+                    prepared, mode: .resumeOrStart(acceptChanges: false), arguments: arguments, context: context,
+                    resumeCommand: resume
+                ).execute()
+            }
+            worst = max(worst, code)
+        }
+        return worst
+    }
+
+    /// One playbook's exit code: its problems are printed and do not stop the others.
+    private func exitCode(_ context: Context, _ body: () async throws -> Int32) async throws -> Int32 {
+        do {
+            return try await body()
+        } catch let exit as CommandExit {
+            return exit.code
+        } catch let error as CLIError {
+            context.standardError.writeLine("Error: \(error.message)")
+            return error.exitCode.rawValue
+        }
+    }
+}

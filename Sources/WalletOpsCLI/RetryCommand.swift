@@ -1,0 +1,51 @@
+import Foundation
+import Runner
+
+/// `walletops retry RUN`: runs the failed (and skipped) items of the latest run of a playbook again.
+struct RetryCommand: Command {
+    let registry: ActionRegistry
+    init(registry: ActionRegistry = WalletOps.actions) { self.registry = registry }
+
+    var configuration: CommandConfiguration {
+        CommandConfiguration(
+            name: "retry", abstract: "Run the failed items of a run again.",
+            discussion: """
+                Reloads the run's playbook with the vars it was run with; the playbook and its inputs must
+                not have changed. Succeeded and rejected items are left as they are; in-doubt failures are
+                probed first. Only the latest run of a playbook can be retried.
+                """,
+            options: RunOptions.running, arguments: [StatusCommand.run])
+    }
+
+    func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
+        try await exiting {
+            let home = RunHome(arguments, context: context)
+            let store = try home.openExistingStore()
+            let record = try await home.run(arguments.argument(StatusCommand.run)!, in: store)
+            let latest = try await store.runs(playbookName: record.identity.playbookName).last {
+                $0.status != .abandoned
+            }
+            guard latest?.id == record.id else {
+                throw CLIError(
+                    .failure,
+                    "run \(record.id) is not the latest run of '\(record.identity.playbookName)' (run \(latest.map { String($0.id) } ?? "?") is)"
+                )
+            }
+            let attributes = try await store.attributes(runID: record.id)
+            guard let path = attributes["playbook"] else {
+                throw CLIError(.failure, "run \(record.id) does not record its playbook file")
+            }
+            let varArguments = attributes.keys.filter { $0.hasPrefix("var.") }
+                .sorted { Int($0.dropFirst(4)) ?? 0 < Int($1.dropFirst(4)) ?? 0 }.compactMap { attributes[$0] }
+            let prepared = try PreparedRun(
+                path: path, varArguments: varArguments, context: context, registry: registry,
+                isJSON: arguments.value(RunOptions.logFormat) == "json")
+            let resume = RunOptions.resumeCommand(
+                playbook: path, vars: varArguments,
+                home: arguments.value(CommonOptions.home).map { context.fileURL($0).path })
+            return try await RunOptions.execution(
+                prepared, mode: .retryFailed, arguments: arguments, context: context, resumeCommand: resume
+            ).execute()
+        }
+    }
+}

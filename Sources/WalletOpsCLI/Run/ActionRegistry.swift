@@ -1,0 +1,90 @@
+import Playbook
+import Runner
+
+/// The actions a playbook step may name, mapped to the engine's ``Runner/Action`` values.
+///
+/// Registration is open: the built-ins (`noop`, `sleep`, `fail`, `append`, `write`) are in
+/// ``builtIn``; another module adds its own with ``register(_:_:)`` and passes the registry to the
+/// run commands. `validate` reports a step whose action is not registered.
+///
+/// ```swift
+/// var registry = ActionRegistry.builtIn
+/// registry.register("wallet.create") { request in WalletCreateAction(parameters: request) }
+/// ```
+public struct ActionRegistry: Sendable {
+    /// Makes the action of one step.
+    public typealias Factory = @Sendable (ActionRequest) throws -> any Action
+
+    private var factories: [String: Factory] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Registers (or replaces) the action `name`.
+    public mutating func register(_ name: String, _ factory: @escaping Factory) {
+        factories[name] = factory
+    }
+
+    /// The registered names.
+    public var names: Set<String> { Set(factories.keys) }
+
+    /// The action for `request`'s step.
+    ///
+    /// - Throws: ``CLIError`` (exit 64) for an unknown action or bad parameters.
+    public func action(for request: ActionRequest) throws -> any Action {
+        guard let factory = factories[request.step.action] else {
+            throw CLIError.usage("step '\(request.step.id)': unknown action '\(request.step.action)'")
+        }
+        do {
+            return try factory(request)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.usage("step '\(request.step.id)' (\(request.step.action)): \(error)")
+        }
+    }
+}
+
+/// What an action factory learns about its step: the step, the playbook, and the run's template
+/// context (vars, environment, secrets) to render `with:` parameters, once or per item.
+public struct ActionRequest: Sendable {
+    /// The step.
+    public var step: Step
+    /// The playbook.
+    public var playbook: Playbook
+    /// Vars, environment and secrets (no item).
+    public var context: TemplateContext
+
+    /// Creates a request.
+    public init(step: Step, playbook: Playbook, context: TemplateContext) {
+        self.step = step
+        self.playbook = playbook
+        self.context = context
+    }
+
+    /// The step's `with:` rendered for `item` (nil: outside any item); secrets are available.
+    public func parameters(item: WorkItem? = nil) throws -> [String: TemplateValue] {
+        var context = context
+        if let item { context.item = .object(item.fields.mapValues(TemplateValue.string)) }
+        return try step.parameters(in: context)
+    }
+
+    /// A text parameter rendered without an item, or nil when absent.
+    public func text(_ name: String) throws -> String? {
+        guard let parameter = step.with[name] else { return nil }
+        var context = context
+        context.allowsSecrets = true
+        let value = try parameter.evaluate(in: context)
+        if case .string(let text) = value { return text }
+        if case .null = value { return nil }
+        return value.description
+    }
+
+    /// A required text parameter.
+    public func requiredText(_ name: String) throws -> String {
+        guard let value = try text(name), !value.isEmpty else {
+            throw CLIError.usage("step '\(step.id)' (\(step.action)): missing parameter with.\(name)")
+        }
+        return value
+    }
+}

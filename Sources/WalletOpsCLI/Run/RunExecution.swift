@@ -1,0 +1,180 @@
+import Foundation
+import Playbook
+import Runner
+
+/// Runs a prepared playbook to its end as `run`, `retry` and `due` do: opens (or resumes) the run
+/// under its lock, traps SIGINT/SIGTERM, shows progress, prints the summary, writes the report, and
+/// returns the exit code (0 ok, 1 items failed, 2 aborted, 75 locked or interrupted).
+struct RunExecution {
+    var prepared: PreparedRun
+    var home: RunHome
+    var mode: RunStore.OpenMode
+    var context: Context
+    var events: RunEventLog
+    var display: ProgressDisplay.Mode
+    var progressInterval: Duration
+    var gracePeriod: Duration
+    /// The command that resumes this run, printed after an interruption.
+    var resumeCommand: String
+
+    func execute() async throws -> Int32 {
+        let store = try home.openStore()
+        let playbook = prepared.playbook
+        let handle: RunHandle
+        do {
+            if mode != .fresh, let unfinished = try await store.findUnfinishedRun(playbookName: playbook.name),
+                let pid = unfinished.lockPID, unfinished.lockHost == store.host, !RunStore.isProcessAlive(pid)
+            {
+                context.standardError.writeLine(
+                    "notice: run \(unfinished.id) of '\(playbook.name)' was locked by pid \(pid)@\(store.host), "
+                        + "which is no longer running; taking the lock over")
+            }
+            handle = try await openWithPolicy(store)
+        } catch let error as RunStoreError {
+            return try await refuse(error, store: store)
+        }
+        var attributes = ["playbook": prepared.playbookURL.path, "resume": resumeCommand]
+        for (step, total) in prepared.totals { if let total { attributes["total.\(step)"] = String(total) } }
+        for (index, assignment) in prepared.varArguments.enumerated() { attributes["var.\(index)"] = assignment }
+        try await store.setAttributes(runID: handle.runID, attributes)
+        events.emit(
+            "run-start",
+            [
+                "run": .int(Int(handle.runID)), "playbook": .string(playbook.name),
+                "resumed": .bool(handle.isResumed), "retry_failed": .bool(handle.retryFailed),
+            ])
+        if handle.isResumed && !events.isJSON {
+            context.standardError.writeLine("resuming run \(handle.runID) of '\(playbook.name)'")
+        }
+
+        let progress = ProgressDisplay(
+            mode: display, output: context.standardOutput, events: events, interval: progressInterval)
+        let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) })
+        let engine = try Engine(plan: prepared.plan, checkpoint: handle, options: options)
+        let output = context.standardError
+        let grace = DurationText.format(gracePeriod)
+        let trap = SignalTrap(
+            onFirst: { number in
+                output.writeLine(
+                    "\nreceived \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
+                        + "to finish (send it again to stop at once)")
+                engine.stop()
+            },
+            onRepeat: { _ in engine.stop() })
+        let summary = try await engine.run()
+        trap.cancel()
+
+        let exitCode = summary.exitCode
+        var reportPath: String?
+        if let report = try await RunReport.make(
+            store: store, runID: handle.runID, playbook: playbook, summary: summary, exitCode: exitCode,
+            redactor: prepared.redactor)
+        {
+            do {
+                reportPath = try report.write(to: home.reportsURL)
+            } catch {
+                context.standardError.writeLine("warning: cannot write the run report: \(error.localizedDescription)")
+            }
+        }
+        events.emit(
+            "run-end",
+            [
+                "run": .int(Int(handle.runID)), "status": .string(summary.status.rawValue),
+                "reason": summary.reason.map { .string($0) } ?? .null, "exit_code": .int(Int(exitCode)),
+                "succeeded": .int(summary.succeeded), "failed": .int(summary.failed),
+                "rejected": .int(summary.rejected), "skipped": .int(summary.skipped),
+                "report": reportPath.map { .string($0) } ?? .null,
+            ])
+        if !events.isJSON {
+            context.standardOutput.write(
+                prepared.redactor.redact(
+                    Self.summaryTable(summary, runID: handle.runID, playbook: playbook.name, exitCode: exitCode)))
+            if let reportPath { context.standardOutput.writeLine("report: \(reportPath)") }
+        }
+        switch summary.status {
+        case .interrupted:
+            context.standardError.writeLine(
+                "run \(handle.runID) interrupted; its checkpoints are saved. Resume with:\n  \(resumeCommand)")
+        case .aborted:
+            context.standardError.writeLine(
+                "run \(handle.runID) aborted: \(prepared.redactor.redact(summary.reason ?? "unknown reason")); "
+                    + "fix the cause and resume with:\n  \(resumeCommand)")
+        default: break
+        }
+        return exitCode
+    }
+
+    /// Opens the run, honouring the playbook's lock policy (`fail`, `skip`, `wait`).
+    private func openWithPolicy(_ store: RunStore) async throws -> RunHandle {
+        let policy = prepared.playbook.lock
+        let deadline = policy.timeout.map { ContinuousClock.now + $0 }
+        while true {
+            do {
+                return try await store.openRun(prepared.identity, mode: mode)
+            } catch let error as RunStoreError {
+                guard case .lockHeld = error.code, policy.mode == .wait else { throw error }
+                if let deadline, ContinuousClock.now >= deadline { throw error }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func refuse(_ error: RunStoreError, store: RunStore) async throws -> Int32 {
+        switch error.code {
+        case .lockHeld(let pid, let host):
+            var started = ""
+            if let id = error.runID, let record = try await store.run(id: id) {
+                started =
+                    ", started at " + ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: record.startedAt))
+            }
+            let holder =
+                "run \(error.runID.map(String.init) ?? "?") of '\(prepared.playbook.name)' is locked by pid \(pid)@\(host)\(started)"
+            if prepared.playbook.lock.mode == .skip {
+                context.standardError.writeLine("\(holder); skipped (lock policy: skip)")
+                return ExitCode.success.rawValue
+            }
+            context.standardError.writeLine("Error: \(holder); try again when it has finished")
+            return ExitCode.temporaryFailure.rawValue
+        case .identityChanged:
+            context.standardError.writeLine(
+                "Error: \(error.message)\nRe-run with --accept-changes to continue that run with the changes, "
+                    + "or with --fresh to start a new run.")
+            return ExitCode.aborted.rawValue
+        case .noRunToRetry:
+            context.standardError.writeLine("Error: \(error.message)")
+            return ExitCode.failure.rawValue
+        case .database:
+            context.standardError.writeLine("Error: \(error.message)")
+            return ExitCode.ioError.rawValue
+        }
+    }
+
+    static func summaryTable(_ summary: RunSummary, runID: Int64?, playbook: String, exitCode: Int32) -> String {
+        var rows = [["step", "status", "total", "succeeded", "failed", "rejected", "skipped"]]
+        for step in summary.steps {
+            rows.append([
+                step.id, step.status.rawValue, step.total.map(String.init) ?? "?", String(step.succeeded),
+                String(step.failed), String(step.rejected), String(step.skipped),
+            ])
+        }
+        var text =
+            "run \(runID.map(String.init) ?? "-") of '\(playbook)' \(summary.status.rawValue) in "
+            + String(format: "%.1fs", summary.elapsed.seconds) + " (exit \(exitCode))"
+        if let reason = summary.reason, summary.status != .completed { text += ": \(reason)" }
+        return text + "\n" + TextTable.render(rows)
+    }
+}
+
+/// Plain text columns, left-aligned, two spaces apart.
+enum TextTable {
+    static func render(_ rows: [[String]]) -> String {
+        let widths = (0..<(rows.map(\.count).max() ?? 0)).map { column in
+            rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
+        }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}

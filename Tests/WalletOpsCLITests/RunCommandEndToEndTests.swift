@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+
+/// `walletops run`, `validate` and `plan` through the built binary: exit codes, output, reports,
+/// locks and redaction.
+@Suite(.serialized) struct RunCommandEndToEndTests {
+    static func playbook(name: String, step: String) -> String {
+        """
+        name: \(name)
+        concurrency: 4
+        inputs:
+          keys: {csv: keys.csv, columns: [id]}
+        steps:
+        \(step)
+        """
+    }
+
+    @Test func allSucceededExitsZeroWithSummaryLinesAndReports() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 50)
+        try space.write(
+            "ok.yaml",
+            Self.playbook(name: "ok", step: "  - {id: work, action: noop, for_each: keys}"))
+        let result = try space.run(["run", "ok.yaml"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("run 1 of 'ok' completed"), "\(result)")
+        #expect(result.standardOutput.contains("work  succeeded  50     50"), "\(result)")
+        #expect(!result.standardOutput.contains("\u{1B}["), "no terminal escapes when stdout is not a terminal")
+        let report = try PlaybookWorkspace.json(
+            String(contentsOf: space.home.appendingPathComponent("reports/1.json"), encoding: .utf8))
+        let object = try #require(report as? [String: Any])
+        #expect(object["status"] as? String == "completed")
+        #expect(object["exit_code"] as? Int == 0)
+        #expect(FileManager.default.fileExists(atPath: space.home.appendingPathComponent("reports/1.md").path))
+        let mode = try FileManager.default.attributesOfItem(atPath: space.home.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test func failedItemsExitOne() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 100)
+        try space.write(
+            "some.yaml",
+            Self.playbook(
+                name: "some",
+                step: """
+                      - id: flaky
+                        action: fail
+                        for_each: keys
+                        max_failures: "100%"
+                        with: {probability: 0.3, seed: 7}
+                    """))
+        let result = try space.run(["run", "some.yaml"])
+        #expect(result.status == 1, "\(result)")
+        let report = try #require(
+            try PlaybookWorkspace.json(space.read("home/reports/1.json")) as? [String: Any])
+        let failed = try #require(report["failures_total"] as? Int)
+        #expect(failed > 10 && failed < 60, "about 30% of 100 fail: \(failed)")
+        #expect((report["failures"] as? [Any])?.count == failed)
+    }
+
+    @Test func failureBudgetAbortsWithTwo() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 200)
+        try space.write(
+            "budget.yaml",
+            Self.playbook(
+                name: "budget",
+                step: """
+                      - id: broken
+                        action: fail
+                        for_each: keys
+                        max_failures: 2
+                        concurrency: 1
+                    """))
+        let result = try space.run(["run", "budget.yaml"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.standardError.contains("run 1 aborted"), "\(result)")
+        #expect(result.standardError.contains("walletops run budget.yaml"), "the resume command is printed")
+    }
+
+    @Test func invalidPlaybookExits64() throws {
+        let space = try PlaybookWorkspace()
+        try space.write(
+            "bad.yaml",
+            """
+            name: bad
+            steps:
+              - id: a
+                action: nope
+              - id: b
+                action: noop
+                nedds: [a]
+
+            """)
+        let run = try space.run(["run", "bad.yaml"])
+        #expect(run.status == 64, "\(run)")
+        let validate = try space.run(["validate", "bad.yaml"])
+        #expect(validate.status == 64, "\(validate)")
+        #expect(validate.standardOutput == "")
+        // Every problem at once, each with its source line and a caret.
+        #expect(validate.standardError.contains("bad.yaml:4:13: error: unknown action 'nope'"), "\(validate)")
+        #expect(validate.standardError.contains("bad.yaml:7:5: error: unknown key 'nedds'"), "\(validate)")
+        #expect(validate.standardError.contains("\n    nedds: [a]\n    ^"), "\(validate)")
+        #expect(validate.standardError.hasSuffix("2 errors in bad.yaml\n"), "\(validate)")
+        try space.write("good.yaml", "name: good\nsteps:\n  - {id: a, action: noop}\n")
+        let good = try space.run(["validate", "good.yaml"])
+        #expect(good.status == 0, "\(good)")
+        #expect(good.standardOutput == "good.yaml: valid playbook 'good', 1 step\n")
+    }
+
+    @Test func planCountsItemsRedactsSecretsAndRunsNothing() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 1234)
+        try space.write(
+            "plan.yaml",
+            """
+            name: plan
+            vars:
+              out: {type: path, default: out.txt}
+            secrets:
+              token: {env: PLAN_TOKEN}
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - id: first
+                action: append
+                for_each: keys
+                with: {path: "${{ vars.out }}", auth: "Bearer ${{ secrets.token }}"}
+              - {id: last, action: noop, needs: [first]}
+
+            """)
+        let secret = "plan-secret-\(UInt64.random(in: 1...UInt64.max))"
+        let result = try space.run(["plan", "plan.yaml"], environment: ["PLAN_TOKEN": secret])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("  first: append, for each item of input 'keys', 1234 items\n"))
+        #expect(result.standardOutput.contains("  last: noop, needs first, 1 item\n"))
+        #expect(result.standardOutput.contains(#"    row:1 {"id":"1"} with {"auth":"Bearer ***","path":"out.txt"}"#))
+        #expect(result.standardOutput.contains("nothing was executed"))
+        #expect(!(result.standardOutput + result.standardError).contains(secret))
+        #expect(!FileManager.default.fileExists(atPath: space.url("out.txt").path), "plan executes nothing")
+        #expect(!FileManager.default.fileExists(atPath: space.home.appendingPathComponent("runs.sqlite").path))
+    }
+
+    @Test func cronStyleRunPrintsSummaryLinesNotTheLiveDisplay() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 60)
+        try space.write(
+            "slow.yaml",
+            Self.playbook(
+                name: "slow",
+                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
+        let result = try space.run(["run", "slow.yaml", "--progress-interval", "300ms"])
+        #expect(result.status == 0, "\(result)")
+        let progress = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("progress ") }
+        #expect(progress.count >= 2, "\(result)")
+        #expect(progress.allSatisfy { $0.contains("nap ") && $0.contains("/60 (") && $0.contains("/s") })
+        #expect(!result.standardOutput.contains("\u{1B}["), "no cursor movement off a terminal")
+    }
+
+    @Test func jsonLogFormatEmitsEventsForStepsRunsAndFailures() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 20)
+        try space.write(
+            "events.yaml",
+            Self.playbook(
+                name: "events",
+                step: """
+                      - id: reject
+                        action: fail
+                        for_each: keys
+                        max_failures: "100%"
+                        with: {probability: 0.5, reject: true, seed: 3}
+                    """))
+        let result = try space.run(["run", "events.yaml", "--log-format", "json"])
+        #expect(result.status == 1, "\(result)")
+        let events = try result.standardOutput.split(separator: "\n").map {
+            try #require(try PlaybookWorkspace.json(String($0)) as? [String: Any])
+        }
+        let kinds = events.compactMap { $0["event"] as? String }
+        #expect(kinds.first == "run-start")
+        #expect(kinds.last == "run-end")
+        #expect(kinds.contains("step-start") && kinds.contains("step-end"))
+        let rejected = events.filter { $0["event"] as? String == "item-rejected" }
+        #expect(rejected.count == (events.last?["rejected"] as? Int), "one event per rejected item")
+        #expect(!rejected.isEmpty)
+    }
+
+    @Test func secondRunOfALockedPlaybookExits75NamingTheHolder() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 400)
+        try space.write(
+            "locked.yaml",
+            Self.playbook(
+                name: "locked",
+                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 50ms}}"))
+        let first = try space.start(["run", "locked.yaml", "--progress-interval", "100ms"], tag: "first")
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        #expect(space.wait(seconds: 30) { space.read("first.out").contains("progress ") }, "the first run started")
+        let second = try space.run(["run", "locked.yaml"])
+        #expect(second.status == 75, "\(second)")
+        #expect(second.standardError.contains("is locked by pid \(first.processIdentifier)@"), "\(second)")
+        #expect(second.standardError.contains(", started at 20"), "\(second)")
+        kill(first.processIdentifier, SIGTERM)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 75, "interrupted: \(space.read("first.err"))")
+        #expect(space.read("first.err").contains("Resume with:\n  walletops run locked.yaml"))
+    }
+
+    @Test func aSecretFromTheEnvironmentAppearsNowhere() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 30)
+        try space.write(
+            "secret.yaml",
+            """
+            name: secret
+            secrets:
+              token: {env: SECRET_TOKEN}
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - id: leak
+                action: fail
+                for_each: keys
+                max_failures: "100%"
+                with: {probability: 0.5, message: "item ${{ item.id }} refused token ${{ secrets.token }}"}
+              - id: echo
+                action: write
+                for_each: keys
+                with: {path: report.csv, columns: [id]}
+
+            """)
+        let secret = "tok-\(UInt64.random(in: 1...UInt64.max))-zz"
+        var outputs = ""
+        for arguments in [
+            ["run", "secret.yaml"], ["run", "secret.yaml", "--fresh", "--log-format", "json"], ["failures", "2"],
+            ["failures", "2", "--format", "json"], ["plan", "secret.yaml"], ["status", "2"],
+        ] {
+            let result = try space.run(arguments, environment: ["SECRET_TOKEN": secret])
+            outputs += result.standardOutput + result.standardError
+        }
+        #expect(outputs.contains("refused token ***"), "the failure messages are there, redacted")
+        #expect(!outputs.contains(secret))
+        var files = 0
+        let folders = [space.home, space.home.appendingPathComponent("reports"), space.directory]
+        for folder in folders {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                let file = folder.appendingPathComponent(name)
+                guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+                files += 1
+                #expect(data.range(of: Data(secret.utf8)) == nil, "\(file.path) holds the secret")
+            }
+        }
+        #expect(files >= 6, "runs.sqlite, reports, inputs checked")
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// Crash and signal resume through real processes: a 50,000-item `append` run is killed and resumed
+/// with the same command; at the end the file holds every key exactly once.
+@Suite(.serialized) struct RunResumeEndToEndTests {
+    static let items = 50_000
+
+    static func makeSpace() throws -> PlaybookWorkspace {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: items)
+        try space.write(
+            "append.yaml",
+            """
+            name: append
+            concurrency: 8
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - id: append
+                action: append
+                for_each: keys
+                with: {path: out.txt}
+
+            """)
+        return space
+    }
+
+    static let command = ["run", "append.yaml", "--progress-interval", "100ms"]
+
+    /// Every key `row:1` ... `row:50000` exactly once.
+    static func expectExactlyOnce(_ space: PlaybookWorkspace) {
+        let counts = space.lineCounts("out.txt")
+        #expect(counts.count == items, "distinct keys")
+        let duplicates = counts.filter { $0.value != 1 }.count
+        #expect(duplicates == 0, "keys appended more than once")
+        #expect(counts["row:1"] == 1 && counts["row:\(items)"] == 1)
+    }
+
+    /// Lines in the output file so far.
+    static func appended(_ space: PlaybookWorkspace) -> Int {
+        (FileManager.default.contents(atPath: space.url("out.txt").path) ?? Data()).reduce(0) {
+            $0 + ($1 == 10 ? 1 : 0)
+        }
+    }
+
+    @Test func sigkillAtFiveRandomMomentsThenResumeAppendsEachKeyOnce() throws {
+        let space = try Self.makeSpace()
+        var generator = SystemRandomNumberGenerator()
+        var killedMidRun = 0
+        for round in 1...5 {
+            // A random moment inside round's slice of the run (by items appended), so every kill lands
+            // mid-run however fast the machine is; the first slice starts at 0 (killed while starting up).
+            let target = (round - 1) * 9_000 + Int.random(in: 0..<7_000, using: &generator)
+            let process = try space.start(Self.command, tag: "kill\(round)")
+            _ = space.wait(seconds: 120) { Self.appended(space) >= target || !process.isRunning }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killedMidRun += 1
+            }
+            process.waitUntilExit()
+            let runs =
+                try PlaybookWorkspace.json(try space.run(["runs", "--format", "json"]).standardOutput)
+                as? [[String: Any]]
+            #expect(
+                runs?.count == 1 && runs?.first?["status"] as? String == "running",
+                "round \(round) left the run unfinished")
+        }
+        #expect(killedMidRun == 5)
+        let final = try space.run(Self.command)
+        #expect(final.status == 0, "\(final)")
+        #expect(final.standardOutput.contains("append  succeeded  50000  50000"), "\(final)")
+        Self.expectExactlyOnce(space)
+    }
+
+    @Test func sigtermStopsGracefullyWith75AndResumeCompletes() throws {
+        let space = try Self.makeSpace()
+        let process = try space.start(Self.command, tag: "term")
+        #expect(space.wait(seconds: 60) { space.read("term.out").contains("progress ") })
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 75, "\(space.read("term.err"))")
+        #expect(space.read("term.err").contains("received SIGTERM"))
+        #expect(space.read("term.err").contains("Resume with:\n  walletops run append.yaml --progress-interval 100ms"))
+        let resumed = try space.run(Self.command)
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.standardError.contains("resuming run 1"), "\(resumed)")
+        Self.expectExactlyOnce(space)
+    }
+
+    @Test func killRightAfterAProgressLineThenResume() throws {
+        let space = try Self.makeSpace()
+        for round in 1...3 {
+            let process = try space.start(Self.command, tag: "flush\(round)")
+            // A progress line is printed right after a checkpoint flush: kill as close to it as we can.
+            let lines = space.read("flush\(round).out").count
+            _ = space.wait(seconds: 60) { space.read("flush\(round).out").count > lines + 20 || !process.isRunning }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        let final = try space.run(Self.command)
+        #expect(final.status == 0, "\(final)")
+        Self.expectExactlyOnce(space)
+    }
+
+    @Test func changedInputRefusesToResumeUnlessAccepted() throws {
+        let space = try Self.makeSpace()
+        let process = try space.start(Self.command, tag: "first")
+        #expect(space.wait(seconds: 60) { space.read("first.out").contains("progress ") })
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try space.writeKeys("keys.csv", count: Self.items + 1)
+        let refused = try space.run(Self.command)
+        #expect(refused.status == 2, "\(refused)")
+        #expect(refused.standardError.contains("input 'keys' changed"), "\(refused)")
+        #expect(refused.standardError.contains("--accept-changes"), "\(refused)")
+        let accepted = try space.run(Self.command + ["--accept-changes"])
+        #expect(accepted.status == 0, "\(accepted)")
+        #expect(space.lineCounts("out.txt").count == Self.items + 1)
+        #expect(space.lineCounts("out.txt").values.allSatisfy { $0 == 1 })
+        let fresh = try space.run(["run", "append.yaml", "--fresh"])
+        #expect(fresh.status == 0, "\(fresh)")
+        #expect(fresh.standardOutput.contains("run 2 of 'append' completed"), "\(fresh)")
+    }
+}

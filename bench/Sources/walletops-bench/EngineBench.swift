@@ -1,0 +1,85 @@
+import Foundation
+import Runner
+
+/// The engine with checkpoints: N `noop` items through `Engine.run` with a `RunStore` in a temporary
+/// folder (WAL, synchronous=NORMAL, one flush per 1,000 outcomes or 200 ms), beside a Python peer
+/// (asyncio + sqlite3) that checkpoints the same way. Peer figures come from a file written by
+/// scripts/bench.sh ("items<TAB>items_per_s<TAB>peak_rss_mib" lines).
+enum EngineBench {
+    struct Figure {
+        var items: Int
+        var itemsPerSecond: Double
+        var peakRSS: Double
+    }
+
+    /// Runs one measurement of `count` items in a fresh store.
+    static func measure(_ count: Int) async throws -> Figure {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wo-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
+        let plan = RunPlan(
+            name: "bench-\(count)",
+            steps: [
+                StepPlan(
+                    id: "noop", items: .generated(count: count) { WorkItem(key: "item-\($0)") }, action: NoopAction(),
+                    concurrency: 8)
+            ], concurrency: 8)
+        let start = Measure.now()
+        let summary = try await Engine.run(
+            plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
+        let seconds = (Measure.now() - start) / 1e6
+        guard summary.succeeded == count else {
+            throw BenchError("engine bench: \(summary.succeeded) of \(count) items succeeded")
+        }
+        return Figure(items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB())
+    }
+
+    static func readPeer(_ arguments: [String]) -> [Int: (Double, Double)] {
+        guard let index = arguments.firstIndex(of: "--peer"), index + 1 < arguments.count,
+            let text = try? String(contentsOfFile: arguments[index + 1], encoding: .utf8)
+        else { return [:] }
+        var out: [Int: (Double, Double)] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "\t")
+            if parts.count == 3, let items = Int(parts[0]), let rate = Double(parts[1]), let rss = Double(parts[2]) {
+                out[items] = (rate, rss)
+            }
+        }
+        return out
+    }
+
+    /// The table: 100,000 then 1,000,000 items (peak RSS is the process high-water mark, so the
+    /// smaller run goes first).
+    static func run(peer: [Int: (Double, Double)]) async throws -> String {
+        var figures: [Figure] = []
+        for count in [100_000, 1_000_000] { figures.append(try await measure(count)) }
+        var table = Table(header: [
+            "case", "items", "items/s", "peak RSS MiB", "peer items/s", "peer RSS MiB", "ratio", "goal",
+        ])
+        let baseRSS = figures[0].peakRSS
+        for figure in figures {
+            let peerFigure = peer[figure.items]
+            let ratio = peerFigure.map { figure.itemsPerSecond / $0.0 }
+            var goals: [String] = []
+            goals.append(figure.itemsPerSecond >= 200_000 ? "rate ok" : "rate LOW")
+            if let ratio { goals.append(ratio >= 5 ? ">=5x ok" : "<5x") }
+            if figure.items == 1_000_000 {
+                goals.append(figure.peakRSS <= baseRSS * 1.2 ? "RSS flat ok" : "RSS grows")
+            }
+            table.add([
+                "noop+checkpoints", String(figure.items), format(figure.itemsPerSecond, digits: 0),
+                format(figure.peakRSS, digits: 1), peerFigure.map { format($0.0, digits: 0) } ?? "-",
+                peerFigure.map { format($0.1, digits: 1) } ?? "-", ratio.map { format($0) + "x" } ?? "-",
+                goals.joined(separator: ", "),
+            ])
+        }
+        return table.render()
+            + "\n\ngoal: >= 200,000 items/s, >= 5x the peer, peak RSS at 1M within 20% of 100k"
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
