@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium"]),
         // The OMS wire protocol: wire types, request signing and verification, error codes, transports.
         .target(name: "OMSProtocol", dependencies: ["WalletCrypto"]),
+        // Legacy private-key formats for import: validation, CSV/raw/keystore/keypair readers, passwords.
+        .target(name: "KeyFormats", dependencies: ["WalletCrypto"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "SQLiteKit", "CMicroHTTPD"]),
         // A small SQLite layer shared by the core's store and the run checkpoints.
@@ -52,6 +54,7 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
+        .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),

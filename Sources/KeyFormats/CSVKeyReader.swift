@@ -1,0 +1,374 @@
+internal import CSodium
+import WalletCrypto
+
+/// Streams a CSV file of private keys (RFC 4180), one row at a time, with memory that does not grow
+/// with the file.
+///
+/// The first non-blank record is the header: it must have a `private_key` column and may have
+/// `reference`, `type` and `expected_address` (names trimmed, any case; other columns are ignored).
+/// Fields may be quoted (`"a,b"`, `""` for a quote, newlines inside quotes); records end with LF,
+/// CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are skipped and not counted as rows.
+/// An empty cell means absent. A row whose field count differs from the header's is refused (a
+/// stray comma would otherwise shift a key into another column).
+///
+/// Secrets: the file is read in fixed chunks that are wiped before each refill; the key cell's bytes
+/// go from the chunk straight into a fixed scratch buffer (wiped after each row) and then into
+/// `SecretBytes`; they never become a Swift `String`. The other cells become `String`s (they are not
+/// secret). What cannot be wiped: the kernel's page cache of the file.
+///
+/// Confined to one task (not Sendable).
+public final class CSVKeyReader {
+    /// The header names this reader understands.
+    public enum Column: String, Sendable, CaseIterable {
+        case privateKey = "private_key"
+        case reference
+        case type
+        case expectedAddress = "expected_address"
+
+        /// The index of this column's cell buffer.
+        var slot: Int {
+            switch self {
+            case .privateKey: 0
+            case .reference: 1
+            case .type: 2
+            case .expectedAddress: 3
+            }
+        }
+    }
+
+    /// The longest `private_key` cell accepted (a longer one refuses its row).
+    public static let maximumKeyFieldBytes = 512
+    /// The longest other cell kept (a longer one refuses its row); cells of ignored columns are not kept.
+    public static let maximumFieldBytes = 4096
+
+    /// The CSV file's path.
+    public let path: String
+    /// The header names, trimmed and lowercased, in file order (a long or unusual name appears only as
+    /// its length, since a file without a header would have a key there).
+    public private(set) var header: [String] = []
+    /// The 1-based line of the header.
+    public private(set) var headerLine = 0
+
+    private let input: FileInput
+    private let defaultType: KeyType?
+    private var columnIndex: [Column: Int] = [:]
+
+    // Parser state.
+    private var line = 1
+    private var previousWasCR = false
+    private var swallowLF = false
+    private var pushback: [UInt8] = []
+    private var started = false
+    private var rowCount = 0
+
+    // The record being read.
+    private let keyScratch: UnsafeMutableRawBufferPointer
+    private var keyLength = 0
+    /// The kept cells of the current row, by `Column.slot`.
+    private var cells: [[UInt8]] = Array(repeating: [], count: Column.allCases.count)
+    /// The column of each header field, nil for ignored ones.
+    private var fieldColumns: [Column?] = []
+    private var fieldColumn: Column?
+    private var recordHasContent = false
+    private var headerCells: [[UInt8]] = []
+    private var fieldIndex = 0
+    private var fieldLength = 0
+    private var fieldWasQuoted = false
+    private var problem: KeyFormatError?
+    private var recordLine = 1
+
+    /// The most bytes this reader has held at once in its chunk, key scratch and cell buffers.
+    public private(set) var peakBufferedBytes = 0
+
+    /// Opens `path` and reads its header.
+    ///
+    /// - Parameters:
+    ///   - path: the CSV file.
+    ///   - defaultType: the key type of rows without a `type` cell (nil: such rows are refused).
+    ///   - chunkSize: how many bytes are read from the file at a time.
+    /// - Throws: `KeyFormatError` (fatal for the file): `.readFailed`/`.notAFile` (class `io`),
+    ///   `.missingHeader`, `.missingColumn`, `.duplicateColumn`, `.unterminatedQuote` (class `format`),
+    ///   each naming the file and line.
+    public init(path: String, defaultType: KeyType? = nil, chunkSize: Int = 64 * 1024) throws(KeyFormatError) {
+        self.path = path
+        self.defaultType = defaultType
+        input = try FileInput(path: path, chunkSize: chunkSize)
+        keyScratch = .allocate(byteCount: Self.maximumKeyFieldBytes, alignment: 16)
+        keyScratch.initializeMemory(as: UInt8.self, repeating: 0)
+        try readHeader()
+    }
+
+    deinit {
+        sodium_memzero(keyScratch.baseAddress, keyScratch.count)
+        keyScratch.deallocate()
+    }
+
+    /// The next data row, with its key cell in secret storage; nil at the end of the file.
+    ///
+    /// - Throws: `KeyFormatError` only for problems that end the file: a read error or a quote that
+    ///   is never closed. A bad row is returned with its `problem` set.
+    public func nextRow() throws(KeyFormatError) -> CSVKeyRow? {
+        while true {
+            guard let fields = try readRecord(header: false) else { return nil }
+            if fields == 1 && !recordHasContent && !fieldWasQuoted {
+                resetRecord()
+                continue  // a blank line
+            }
+            rowCount += 1
+            defer { resetRecord() }
+            var rowProblem = problem
+            if rowProblem == nil && fields != header.count {
+                rowProblem = KeyFormatError(
+                    .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
+            }
+            let key = SecretBytes.copying(UnsafeRawBufferPointer(rebasing: keyScratch[0..<keyLength]))
+            return CSVKeyRow(
+                row: rowCount, line: recordLine, file: path, privateKey: key,
+                reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),
+                problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
+        }
+    }
+
+    /// The next data row, validated (rows without a `type` cell use the reader's default type).
+    ///
+    /// - Throws: what ``nextRow()`` throws; a refused row is returned as a record with an error.
+    public func next() throws(KeyFormatError) -> KeyRecord? {
+        try nextRow()?.parse(defaultType: defaultType)
+    }
+
+    // MARK: - Header
+
+    private func readHeader() throws(KeyFormatError) {
+        while true {
+            guard let fields = try readRecord(header: true) else {
+                throw KeyFormatError(
+                    .missingHeader, "the file is empty: expected a header row with a private_key column", file: path,
+                    line: line)
+            }
+            if fields == 1 && !recordHasContent && !fieldWasQuoted {
+                resetRecord()
+                continue
+            }
+            break
+        }
+        headerLine = recordLine
+        if let problem { throw problem.located(file: path, line: headerLine) }
+        header = headerCells.map(Self.headerName)
+        for (index, name) in header.enumerated() {
+            guard let column = Column(rawValue: name) else { continue }
+            guard columnIndex[column] == nil else {
+                throw KeyFormatError(
+                    .duplicateColumn, "the header names the \(name) column twice", file: path, line: headerLine)
+            }
+            columnIndex[column] = index
+        }
+        fieldColumns = header.map { Column(rawValue: $0) }
+        guard columnIndex[.privateKey] != nil else {
+            // A file without a header has a key in its first row: show only names that cannot be keys.
+            let found = header.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ")
+            throw KeyFormatError(
+                .missingColumn, "the header has no private_key column (found: \(found); is the first row a header?)",
+                file: path, line: headerLine)
+        }
+        resetRecord()
+    }
+
+    /// An empty header cell with room for a key, so a key in a headerless file is not spread over
+    /// reallocated (and unwiped) buffers.
+    static func newHeaderCell() -> [UInt8] {
+        var cell: [UInt8] = []
+        cell.reserveCapacity(128)
+        return cell
+    }
+
+    /// A header cell as a name: trimmed and lowercased when it is short and plain (letters, digits,
+    /// `_`, `-`, `.`, spaces); otherwise only its length. A file without a header has a key in its
+    /// first row, which must not become a `String` or appear in an error.
+    static func headerName(_ cell: [UInt8]) -> String {
+        var bytes = cell[...]
+        while let first = bytes.first, ASCII.isWhitespace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, ASCII.isWhitespace(last) { bytes = bytes.dropLast() }
+        let plain = bytes.allSatisfy { byte in
+            (0x61...0x7A).contains(byte | 0x20) || (0x30...0x39).contains(byte)
+                || [0x5F, 0x2D, 0x2E, 0x20].contains(byte)
+        }
+        guard plain && bytes.count <= 24 else { return "(\(bytes.count) characters, not shown)" }
+        return String(decoding: bytes, as: UTF8.self).lowercased()
+    }
+
+    // MARK: - Records
+
+    private enum State { case fieldStart, unquoted, quoted, quoteInQuoted }
+
+    /// Reads one record into the cell buffers; returns its field count, or nil at the end of the file.
+    private func readRecord(header isHeader: Bool) throws(KeyFormatError) -> Int? {
+        var state = State.fieldStart
+        var sawByte = false
+        recordLine = line
+        while true {
+            guard let byte = try nextByte() else {
+                if state == .quoted {
+                    throw KeyFormatError(
+                        .unterminatedQuote,
+                        "a quoted field opened in the record starting here is never closed before the end of the file",
+                        file: path, line: recordLine)
+                }
+                if !sawByte { return nil }
+                endField(isHeader)
+                return fieldIndex
+            }
+            if swallowLF {
+                swallowLF = false
+                if byte == 0x0A {
+                    countLine(byte)
+                    if !sawByte {
+                        recordLine = line
+                        continue
+                    }
+                }
+            }
+            countLine(byte)
+            sawByte = true
+            switch state {
+            case .fieldStart, .unquoted:
+                switch byte {
+                case 0x22 where state == .fieldStart:  // opening quote
+                    fieldWasQuoted = true
+                    state = .quoted
+                case 0x2C:  // comma
+                    endField(isHeader)
+                    state = .fieldStart
+                case 0x0A, 0x0D:
+                    if byte == 0x0D { swallowLF = true }
+                    endField(isHeader)
+                    return fieldIndex
+                default:
+                    append(byte, isHeader)
+                    state = .unquoted
+                }
+            case .quoted:
+                if byte == 0x22 { state = .quoteInQuoted } else { append(byte, isHeader) }
+            case .quoteInQuoted:
+                switch byte {
+                case 0x22:
+                    append(byte, isHeader)
+                    state = .quoted
+                case 0x2C:
+                    endField(isHeader)
+                    state = .fieldStart
+                case 0x0A, 0x0D:
+                    if byte == 0x0D { swallowLF = true }
+                    endField(isHeader)
+                    return fieldIndex
+                default:
+                    if problem == nil {
+                        problem = KeyFormatError(
+                            .malformedQuote,
+                            "field \(fieldIndex + 1) has characters after its closing quote (write \"\" for a quote)")
+                    }
+                    append(byte, isHeader)
+                    state = .unquoted
+                }
+            }
+        }
+    }
+
+    private func append(_ byte: UInt8, _ isHeader: Bool) {
+        fieldLength += 1
+        if !ASCII.isWhitespace(byte) { recordHasContent = true }
+        if isHeader {
+            if headerCells.count <= fieldIndex { headerCells.append(Self.newHeaderCell()) }
+            guard fieldLength <= Self.maximumFieldBytes else {
+                if problem == nil {
+                    problem = KeyFormatError(
+                        .fieldTooLong, "header field \(fieldIndex + 1) is longer than \(Self.maximumFieldBytes) bytes")
+                }
+                return
+            }
+            headerCells[fieldIndex].append(byte)
+            return
+        }
+        guard let column = fieldColumn else { return }  // an ignored column: not kept
+        if column == .privateKey {
+            guard keyLength < keyScratch.count else {
+                if problem == nil {
+                    problem = KeyFormatError(
+                        .fieldTooLong, "the private_key cell is longer than \(Self.maximumKeyFieldBytes) bytes")
+                }
+                return
+            }
+            keyScratch[keyLength] = byte
+            keyLength += 1
+            return
+        }
+        guard fieldLength <= Self.maximumFieldBytes else {
+            if problem == nil {
+                problem = KeyFormatError(
+                    .fieldTooLong, "the \(column.rawValue) cell is longer than \(Self.maximumFieldBytes) bytes")
+            }
+            return
+        }
+        cells[column.slot].append(byte)
+    }
+
+    private func endField(_ isHeader: Bool) {
+        if isHeader && headerCells.count <= fieldIndex { headerCells.append([]) }
+        noteBuffered()
+        fieldIndex += 1
+        fieldLength = 0
+        fieldColumn = fieldIndex < fieldColumns.count ? fieldColumns[fieldIndex] : nil
+    }
+
+    private func resetRecord() {
+        sodium_memzero(keyScratch.baseAddress, keyLength)
+        keyLength = 0
+        for slot in cells.indices { cells[slot].removeAll(keepingCapacity: true) }
+        // Header cells may hold a key (a file without a header): wipe them in place before freeing.
+        for index in headerCells.indices { SecretBytes.wipe(&headerCells[index]) }
+        headerCells.removeAll()
+        fieldIndex = 0
+        fieldLength = 0
+        fieldColumn = fieldColumns.first ?? nil
+        recordHasContent = false
+        fieldWasQuoted = false
+        problem = nil
+    }
+
+    /// A kept cell as text, trimmed; nil when the column is absent or the cell empty.
+    private func text(_ column: Column) -> String? {
+        let value = String(decoding: cells[column.slot], as: UTF8.self).trimmingASCIIWhitespace()
+        return value.isEmpty ? nil : value
+    }
+
+    private func noteBuffered() {
+        var total = input.capacity + keyScratch.count
+        for cell in cells { total += cell.capacity }
+        for cell in headerCells { total += cell.capacity }
+        if total > peakBufferedBytes { peakBufferedBytes = total }
+    }
+
+    // MARK: - Bytes and lines
+
+    private func nextByte() throws(KeyFormatError) -> UInt8? {
+        if !started {
+            started = true
+            // Skip a UTF-8 byte order mark (EF BB BF).
+            var head: [UInt8] = []
+            while head.count < 3, let byte = try input.next() {
+                head.append(byte)
+                if byte != [0xEF, 0xBB, 0xBF][head.count - 1] { break }
+            }
+            if head != [0xEF, 0xBB, 0xBF] { pushback = head.reversed() }
+            SecretBytes.wipe(&head)
+        }
+        if let byte = pushback.popLast() { return byte }
+        return try input.next()
+    }
+
+    /// Counts LF, CRLF and lone CR as one line break each.
+    @inline(__always)
+    private func countLine(_ byte: UInt8) {
+        if byte == 0x0D || (byte == 0x0A && !previousWasCR) { line += 1 }
+        previousWasCR = byte == 0x0D
+    }
+}

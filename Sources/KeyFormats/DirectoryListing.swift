@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files of a directory-format input: regular files (symbolic links followed), hidden files
+/// (names starting with `.`) and subdirectories skipped, sorted by the bytes of their UTF-8 names so
+/// every run visits them in the same order.
+///
+/// Holds the names only (about 100 bytes per file); file contents are read one at a time.
+public struct DirectoryListing: Sendable {
+    /// One file: its name (the record's `source`) and its path.
+    public struct Entry: Sendable, Hashable {
+        /// The file name, without the directory.
+        public let name: String
+        /// The directory and the name.
+        public let path: String
+    }
+
+    /// The directory listed.
+    public let directory: String
+    /// The files, sorted by name.
+    public let entries: [Entry]
+
+    /// Lists `directory`.
+    ///
+    /// - Throws: `KeyFormatError` `.readFailed` or `.notAFile` (class `io`).
+    public init(directory: String) throws(KeyFormatError) {
+        self.directory = directory
+        guard let handle = opendir(directory) else {
+            throw KeyFormatError(
+                .readFailed, "cannot list the directory: \(String(cString: strerror(errno)))", file: directory)
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.isEmpty || name.hasPrefix(".") { continue }
+            var info = stat()
+            guard stat(Self.join(directory, name), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            names.append(name)
+        }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        entries = names.map { Entry(name: $0, path: Self.join(directory, $0)) }
+    }
+
+    /// `directory/name`.
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The last path component of `path`.
+    public static func fileName(of path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+    }
+
+    /// The file name without its last extension (`key1.json` -> `key1`; `.hidden` and `noext` kept).
+    public static func defaultReference(forFileName name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+}

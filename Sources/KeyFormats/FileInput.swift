@@ -1,0 +1,105 @@
+internal import CSodium
+import WalletCrypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file read in fixed-size chunks into one buffer that is wiped before every refill and on close,
+/// so key bytes from the file stay in at most one chunk of process memory at a time.
+///
+/// What cannot be wiped: the kernel's page cache and any copy the C library keeps (none for `read`).
+/// Confined to one reader; not Sendable.
+final class FileInput {
+    /// The chunk size: large enough for few system calls, small enough to keep memory flat.
+    static let defaultChunkSize = 64 * 1024
+
+    let path: String
+    private let descriptor: Int32
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// Bytes of `buffer` holding data, and the next one to hand out.
+    private var filled = 0
+    private var position = 0
+    private var atEnd = false
+
+    /// Opens `path` for reading.
+    ///
+    /// - Throws: `KeyFormatError` `.readFailed` or `.notAFile` (class `io`).
+    init(path: String, chunkSize: Int = FileInput.defaultChunkSize) throws(KeyFormatError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw KeyFormatError(.readFailed, "cannot open: \(String(cString: strerror(errno)))", file: path)
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw KeyFormatError(.notAFile, "is a directory, not a file", file: path)
+        }
+        descriptor = fd
+        buffer = .allocate(byteCount: max(chunkSize, 16), alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        sodium_memzero(buffer.baseAddress, buffer.count)
+        buffer.deallocate()
+        close(descriptor)
+    }
+
+    /// The buffer's size: the most file bytes this reader holds at once.
+    var capacity: Int { buffer.count }
+
+    /// The next byte, or nil at the end of the file.
+    @inline(__always)
+    func next() throws(KeyFormatError) -> UInt8? {
+        if position == filled {
+            guard try refill() else { return nil }
+        }
+        let byte = buffer[position]
+        position += 1
+        return byte
+    }
+
+    /// Reads the whole (small) file into secret storage, refusing more than `limit` bytes.
+    ///
+    /// - Throws: `.fileTooLarge` above `limit`, `.readFailed` on a read error.
+    func readAll(limit: Int) throws(KeyFormatError) -> SecretBytes {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 16)
+        defer {
+            sodium_memzero(scratch.baseAddress, scratch.count)
+            scratch.deallocate()
+        }
+        var count = 0
+        while let byte = try next() {
+            guard count < limit else {
+                throw KeyFormatError(.fileTooLarge, "larger than the \(limit) bytes this format allows", file: path)
+            }
+            scratch[count] = byte
+            count += 1
+        }
+        return SecretBytes.copying(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+    }
+
+    private func refill() throws(KeyFormatError) -> Bool {
+        if atEnd { return false }
+        sodium_memzero(buffer.baseAddress, filled)
+        filled = 0
+        position = 0
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw KeyFormatError(.readFailed, "read failed: \(String(cString: strerror(errno)))", file: path)
+            }
+            if count == 0 {
+                atEnd = true
+                return false
+            }
+            filled = count
+            return true
+        }
+    }
+}

@@ -1,0 +1,108 @@
+public import WalletCrypto
+
+/// Single-file key formats: raw key bytes, one text key, and the Solana CLI keypair JSON.
+public enum KeyFile {
+    /// The format of one key file.
+    public enum Format: Sendable, Hashable {
+        /// 32 raw bytes (Ethereum scalar, Solana seed) or 64 (Solana keypair).
+        case raw(KeyType)
+        /// One text key: hex (Ethereum) or base58 (Solana), surrounding whitespace allowed.
+        case text(KeyType)
+        /// The Solana CLI keypair file: a JSON array of 64 numbers 0-255 (seed || public key).
+        case solanaKeypairJSON
+    }
+
+    /// Key files larger than this are refused before parsing (no key format comes close).
+    public static let maximumFileBytes = 4096
+
+    /// Reads and validates the key file at `path`: a record whose source is the file name and whose
+    /// reference is the name without its extension (refused when longer than 128 UTF-8 bytes).
+    public static func read(path: String, format: Format) -> KeyRecord {
+        let name = DirectoryListing.fileName(of: path)
+        let reference = DirectoryListing.defaultReference(forFileName: name)
+        let result = Result { () throws(KeyFormatError) -> ParsedKey in
+            try KeyParser.validateReference(reference)
+            let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
+            switch format {
+            case .raw(let type): return try KeyParser.parse(contents, type: type, encoding: .raw)
+            case .text(let type): return try KeyParser.parse(contents, type: type, encoding: .text)
+            case .solanaKeypairJSON: return try KeyParser.solana(secret: solanaKeypairJSON(contents))
+            }
+        }
+        return KeyRecord(
+            source: name, file: path, reference: reference,
+            result: result.mapError { $0.located(source: name, file: path) })
+    }
+
+    /// The 64 bytes of a Solana CLI keypair file: `[n, n, ...]`, 64 integers 0-255, any JSON
+    /// whitespace; the digits are read straight into secret storage.
+    ///
+    /// - Throws: `KeyFormatError` `.malformedJSON` (class `format`) or `.wrongLength` (class
+    ///   `validation`); the public half is checked by ``KeyParser``.
+    public static func solanaKeypairJSON(_ contents: SecretBytes) throws(KeyFormatError) -> SecretBytes {
+        try contents.withUnsafeBytes { raw in
+            Result { () throws(KeyFormatError) -> SecretBytes in try solanaKeypairJSON(bytes: raw) }
+        }.get()
+    }
+
+    static func solanaKeypairJSON(bytes raw: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
+        var index = 0
+        func skipSpace() { while index < raw.count, ASCII.isWhitespace(raw[index]) { index += 1 } }
+        func malformed(_ what: String) -> KeyFormatError {
+            KeyFormatError(.malformedJSON, "not a Solana keypair file (a JSON array of 64 numbers 0-255): \(what)")
+        }
+        skipSpace()
+        guard index < raw.count, raw[index] == 0x5B else { throw malformed("it does not start with [") }
+        index += 1
+        var count = 0
+        var result: KeyFormatError?
+        let secret = SecretBytes(count: 64) { out in
+            skipSpace()
+            if index < raw.count, raw[index] == 0x5D {
+                index += 1
+                return
+            }
+            while result == nil {
+                skipSpace()
+                var value = 0
+                var digits = 0
+                let start = index
+                while index < raw.count, (0x30...0x39).contains(raw[index]) {
+                    value = value * 10 + Int(raw[index] - 0x30)
+                    digits += 1
+                    index += 1
+                    if digits > 3 { break }
+                }
+                // JSON numbers have no leading zeros ("07" is not a number).
+                guard digits >= 1, digits <= 3, value <= 255, !(digits > 1 && raw[start] == 0x30) else {
+                    result = malformed("item \(count + 1) is not an integer from 0 to 255")
+                    return
+                }
+                if count < 64 { out[count] = UInt8(value) }
+                count += 1
+                skipSpace()
+                guard index < raw.count else {
+                    result = malformed("the array is not closed with ]")
+                    return
+                }
+                if raw[index] == 0x2C {
+                    index += 1
+                    continue
+                }
+                if raw[index] == 0x5D {
+                    index += 1
+                    return
+                }
+                result = malformed("expected , or ] after item \(count)")
+            }
+        }
+        if let result { throw result }
+        skipSpace()
+        guard index == raw.count else { throw malformed("there is text after the closing ]") }
+        guard count == 64 else {
+            throw KeyFormatError(
+                .wrongLength, "the keypair array has \(count) numbers; expected 64 (seed || public key)")
+        }
+        return secret
+    }
+}

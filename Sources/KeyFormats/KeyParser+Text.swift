@@ -1,0 +1,162 @@
+internal import CSodium
+import WalletCrypto
+
+extension KeyParser {
+    /// 64 hex digits (after trimming and an optional `0x`), decoded straight into secret storage.
+    static func ethereumHex(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
+        var text = trimmed(input)
+        guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
+        if text.count >= 2, text[text.startIndex] == 0x30, text[text.startIndex + 1] | 0x20 == 0x78 {
+            text = text.dropFirst(2)
+        }
+        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
+            throw KeyFormatError(
+                .notHex,
+                "expected 64 hex digits, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
+            )
+        }
+        guard text.count == 64 else {
+            throw KeyFormatError(
+                .wrongLength, "expected 64 hex digits (optionally after 0x), found \(text.count) characters")
+        }
+        if let bad = text.firstIndex(where: { ASCII.hexValue($0) == nil }) {
+            throw KeyFormatError(
+                .notHex,
+                "expected 64 hex digits, the character at position \(bad - input.startIndex + 1) is not a hex digit")
+        }
+        return SecretBytes(count: 32) { out in
+            for i in 0..<32 {
+                out[i] =
+                    ASCII.hexValue(text[text.startIndex + 2 * i])! << 4 | ASCII.hexValue(
+                        text[text.startIndex + 2 * i + 1])!
+            }
+        }
+    }
+
+    /// base58 text of a 32-byte seed or 64-byte keypair, decoded into wiped scratch memory.
+    static func solanaBase58(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
+        let text = trimmed(input)
+        guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
+        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
+            throw KeyFormatError(
+                .notBase58,
+                "expected base58 text, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
+            )
+        }
+        if text.count == 32 || text.count == 64 {
+            throw KeyFormatError(
+                .ambiguousBase58,
+                "base58 text of exactly \(text.count) characters is ambiguous with raw bytes or hex and is refused")
+        }
+        guard text.count <= maximumBase58Characters else {
+            throw KeyFormatError(
+                .wrongLength,
+                "expected base58 of a 32-byte seed or a 64-byte keypair (at most \(maximumBase58Characters) characters), found \(text.count) characters"
+            )
+        }
+        return try Base58Secret.decode(text, inputStart: input.startIndex)
+    }
+
+    /// Raw key bytes of one of `lengths`, refusing printable text that has a key's length.
+    static func raw(_ input: UnsafeRawBufferPointer, lengths: [Int], type: KeyType) throws(KeyFormatError)
+        -> SecretBytes
+    {
+        guard !input.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
+        guard lengths.contains(input.count) else {
+            let expected = lengths.map(String.init).joined(separator: " or ")
+            throw KeyFormatError(.wrongLength, "expected \(expected) raw bytes for a \(type) key, found \(input.count)")
+        }
+        // Random key bytes are all printable with probability about 1e-14: text of key length is far
+        // more likely a truncated hex or base58 key, which must be refused, not imported as bytes.
+        if input.allSatisfy({ (0x20...0x7E).contains($0) || ASCII.isWhitespace($0) }) {
+            throw KeyFormatError(
+                .notRawBytes,
+                "\(input.count) bytes of printable text, not raw key bytes (is this a truncated text key?)")
+        }
+        return SecretBytes.copying(input)
+    }
+
+    /// `input` without surrounding ASCII whitespace (a view; nothing is copied).
+    static func trimmed(_ input: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer> {
+        var text = input[...]
+        while let first = text.first, ASCII.isWhitespace(first) { text = text.dropFirst() }
+        while let last = text.last, ASCII.isWhitespace(last) { text = text.dropLast() }
+        return text
+    }
+}
+
+/// A base58 decoder whose work buffer is wiped: WalletCrypto's `Base58.decode` takes a `String` and
+/// returns an array, neither of which the caller can wipe.
+enum Base58Secret {
+    /// The most bytes a key can decode to.
+    static let capacity = 64
+
+    /// Decodes `text` into a secret buffer of 32 or 64 bytes.
+    ///
+    /// - Throws: `.notBase58` (a character outside the alphabet) or `.wrongLength` (not 32 or 64 bytes).
+    static func decode(_ text: Slice<UnsafeRawBufferPointer>, inputStart: Int) throws(KeyFormatError) -> SecretBytes {
+        // Big-endian number in scratch[capacity - used ..< capacity], plus leading '1's as zero bytes.
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        scratch.initializeMemory(as: UInt8.self, repeating: 0)
+        defer {
+            sodium_memzero(scratch.baseAddress, scratch.count)
+            scratch.deallocate()
+        }
+        var leadingZeros = 0
+        var seenNonZero = false
+        var used = 0
+        var overflow = false
+        for index in text.indices {
+            let value = Base58Secret.digit(text[index])
+            guard value != 0xff else {
+                throw KeyFormatError(
+                    .notBase58,
+                    "expected base58 text, the character at position \(index - inputStart + 1) is not in the base58 alphabet"
+                )
+            }
+            if !seenNonZero && value == 0 {
+                leadingZeros += 1
+                continue
+            }
+            seenNonZero = true
+            if overflow { continue }  // keep validating characters; the length error comes after
+            var carry = UInt32(value)
+            var position = capacity - 1
+            var touched = 0
+            while position >= 0 && (touched < used || carry != 0) {
+                carry += 58 * UInt32(scratch[position])
+                scratch[position] = UInt8(truncatingIfNeeded: carry)
+                carry >>= 8
+                position -= 1
+                touched += 1
+            }
+            if carry != 0 { overflow = true }
+            used = touched
+        }
+        let total = leadingZeros + used
+        guard !overflow, total == 32 || total == 64 else {
+            let found = overflow ? "more than \(capacity) bytes" : "\(total) bytes"
+            throw KeyFormatError(
+                .wrongLength, "base58 text decodes to \(found), expected 32 (a seed) or 64 (a keypair)")
+        }
+        return SecretBytes(count: total) { out in
+            // out is zeroed: the leading zero bytes are already in place.
+            out.baseAddress!.advanced(by: leadingZeros).copyMemory(
+                from: scratch.baseAddress!.advanced(by: capacity - used), byteCount: used)
+        }
+    }
+
+    /// The value of a base58 (Bitcoin alphabet) character, or 0xff.
+    @inline(__always)
+    static func digit(_ c: UInt8) -> UInt8 {
+        switch c {
+        case 0x31...0x39: c - 0x31  // 1-9 -> 0-8
+        case 0x41...0x48: c - 0x41 + 9  // A-H
+        case 0x4A...0x4E: c - 0x4A + 17  // J-N
+        case 0x50...0x5A: c - 0x50 + 22  // P-Z
+        case 0x61...0x6B: c - 0x61 + 33  // a-k
+        case 0x6D...0x7A: c - 0x6D + 44  // m-z
+        default: 0xff
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+public import WalletCrypto
+
+/// Decrypts keystore files concurrently on dedicated threads, at most as many at once as the
+/// machine has cores and memory for.
+///
+/// scrypt at geth's standard cost (n = 2^18, r = 8) needs 256 MiB and about a second of one core,
+/// so a run over thousands of keystores must bound both. The pool holds `maxConcurrent` slots;
+/// a decryption takes one slot per `perJobMemory` bytes its KDF needs (at least one, at most all),
+/// waits in FIFO order when the slots are taken, and runs on its own thread, never on Swift's
+/// cooperative pool (STYLE.md "Concurrency"). By default
+/// `maxConcurrent = max(1, min(cores, availableMemory / perJobMemory))`.
+public final class KeystoreDecryptionPool: Sendable {
+    /// The pool's limits.
+    public struct Configuration: Sendable, Equatable {
+        /// The number of slots: the most PBKDF2 or standard-scrypt decryptions at once.
+        public var maxConcurrent: Int
+        /// The memory one slot stands for.
+        public var perJobMemory: Int
+        /// The most memory one scrypt derivation may use; a keystore needing more is refused.
+        public var maxScryptMemory: Int
+
+        /// Explicit limits (each at least 1).
+        public init(
+            maxConcurrent: Int, perJobMemory: Int = KeystoreDecryptionPool.defaultPerJobMemory,
+            maxScryptMemory: Int = Scrypt.defaultMaxMemory
+        ) {
+            self.maxConcurrent = max(1, maxConcurrent)
+            self.perJobMemory = max(1, perJobMemory)
+            self.maxScryptMemory = max(1, maxScryptMemory)
+        }
+
+        /// Limits from this machine: its active cores and available memory (the smaller of
+        /// /proc/meminfo's MemAvailable and the cgroup v2 limit; cores alone when neither is readable).
+        public static func automatic(
+            perJobMemory: Int = KeystoreDecryptionPool.defaultPerJobMemory,
+            maxScryptMemory: Int = Scrypt.defaultMaxMemory
+        ) -> Configuration {
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let concurrency = KeystoreDecryptionPool.concurrency(
+                cores: cores, availableMemory: SystemMemory.available(), perJobMemory: perJobMemory)
+            return Configuration(
+                maxConcurrent: concurrency, perJobMemory: perJobMemory, maxScryptMemory: maxScryptMemory)
+        }
+    }
+
+    /// One slot's memory by default: scrypt n = 2^18, r = 8 (128 * r * (n + p) = 256 MiB) plus slack.
+    public static let defaultPerJobMemory = 257 << 20
+
+    /// `max(1, min(cores, availableMemory / perJobMemory))`; `cores` alone when memory is unknown.
+    public static func concurrency(cores: Int, availableMemory: Int?, perJobMemory: Int) -> Int {
+        let byMemory = availableMemory.map { $0 / max(1, perJobMemory) } ?? cores
+        return max(1, min(cores, byMemory))
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+    private let slots: AsyncSlots
+
+    /// A pool with `configuration` (by default sized from this machine).
+    public init(configuration: Configuration = .automatic()) {
+        self.configuration = configuration
+        slots = AsyncSlots(count: configuration.maxConcurrent)
+    }
+
+    /// The most slots in use at once so far (for tests and progress displays).
+    public var peakSlotsInUse: Int { slots.peakInUse }
+
+    /// The slots a keystore's decryption takes: one per `perJobMemory` of KDF memory, 1...maxConcurrent.
+    public func weight(of keystore: EncryptedKeystore) -> Int {
+        let memory = keystore.kdfMemory
+        let perJob = configuration.perJobMemory
+        let slotsNeeded = memory / perJob + (memory % perJob == 0 ? 0 : 1)
+        return min(configuration.maxConcurrent, max(1, slotsNeeded))
+    }
+
+    /// Decrypts `keystore` with `password` once slots are free, on a dedicated thread.
+    ///
+    /// - Throws: `KeyFormatError` as ``EncryptedKeystore/decrypt(password:maxScryptMemory:)``
+    ///   throws, or `CancellationError` if the task is cancelled while waiting for slots (a
+    ///   decryption that has started runs to completion).
+    public func decrypt(_ keystore: EncryptedKeystore, password: SecretBytes) async throws -> ParsedKey {
+        // Refuse an oversized KDF before queueing: it would never be allowed to run.
+        if case .scrypt = keystore.kdf, keystore.kdfMemory > configuration.maxScryptMemory {
+            return try keystore.decrypt(password: password, maxScryptMemory: configuration.maxScryptMemory)
+        }
+        let weight = weight(of: keystore)
+        try await slots.acquire(weight)
+        defer { slots.release(weight) }
+        let limit = configuration.maxScryptMemory
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<ParsedKey, KeyFormatError>, Never>) in
+            let thread = Thread {
+                continuation.resume(
+                    returning: Result { () throws(KeyFormatError) -> ParsedKey in
+                        try keystore.decrypt(password: password, maxScryptMemory: limit)
+                    })
+            }
+            thread.name = "walletops.keystore-decryption"
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Reads the keystore file at `path`, gets its password from `passwords` (by file name), and
+    /// decrypts it: a record whose source is the file name and whose reference is the name without
+    /// its extension (refused when longer than 128 UTF-8 bytes).
+    ///
+    /// - Throws: only `CancellationError`; every other problem is the record's error.
+    public func decryptFile(at path: String, passwords: PasswordSource) async throws -> KeyRecord {
+        let name = DirectoryListing.fileName(of: path)
+        let reference = DirectoryListing.defaultReference(forFileName: name)
+        do {
+            try KeyParser.validateReference(reference)
+            let keystore = try EncryptedKeystore(contentsOf: path)
+            let password = try passwords.password(for: name)
+            let key = try await decrypt(keystore, password: password)
+            return KeyRecord(source: name, file: path, reference: reference, result: .success(key))
+        } catch let error as KeyFormatError {
+            return KeyRecord(
+                source: name, file: path, reference: reference,
+                result: .failure(error.located(source: name, file: path)))
+        }
+    }
+}
+
+/// Counting slots handed out in FIFO order to async waiters; cancellation removes a waiter.
+final class AsyncSlots: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let weight: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var free: Int
+        var waiters: [Waiter] = []
+        var cancelledBeforeWaiting: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var inUse = 0
+        var peakInUse = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) { state = Mutex(State(free: count)) }
+
+    var peakInUse: Int { state.withLock { $0.peakInUse } }
+
+    func acquire(_ weight: Int) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Outcome { case granted, cancelled, queued }
+                let outcome = state.withLock { state -> Outcome in
+                    if state.cancelledBeforeWaiting.remove(id) != nil { return .cancelled }
+                    if state.waiters.isEmpty && state.free >= weight {
+                        state.free -= weight
+                        state.inUse += weight
+                        state.peakInUse = max(state.peakInUse, state.inUse)
+                        return .granted
+                    }
+                    state.waiters.append(Waiter(id: id, weight: weight, continuation: continuation))
+                    return .queued
+                }
+                switch outcome {
+                case .granted: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .queued: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                if let index = state.waiters.firstIndex(where: { $0.id == id }) {
+                    return state.waiters.remove(at: index)
+                }
+                state.cancelledBeforeWaiting.insert(id)
+                return nil
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+        // A cancellation that arrived after the grant left a marker for a waiter that will never
+        // come; drop it. The granted slots are returned by the caller's release.
+        state.withLock { _ = $0.cancelledBeforeWaiting.remove(id) }
+    }
+
+    func release(_ weight: Int) {
+        let granted = state.withLock { state -> [Waiter] in
+            state.free += weight
+            state.inUse -= weight
+            var granted: [Waiter] = []
+            while let first = state.waiters.first, first.weight <= state.free {
+                state.waiters.removeFirst()
+                state.free -= first.weight
+                state.inUse += first.weight
+                state.peakInUse = max(state.peakInUse, state.inUse)
+                granted.append(first)
+            }
+            return granted
+        }
+        for waiter in granted { waiter.continuation.resume() }
+    }
+}
+
+/// The memory this process may still use, for sizing the pool.
+enum SystemMemory {
+    /// min(MemAvailable, cgroup v2 memory.max - memory.current), or nil when neither is readable.
+    static func available() -> Int? {
+        var candidates: [Int] = []
+        if let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) {
+            for line in meminfo.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count >= 2, let kib = Int(fields[1]) { candidates.append(kib * 1024) }
+            }
+        }
+        if let maxText = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
+            let limit = Int(maxText.trimmingASCIIWhitespace())
+        {
+            let currentText = try? String(contentsOfFile: "/sys/fs/cgroup/memory.current", encoding: .utf8)
+            let current = currentText.flatMap { Int($0.trimmingASCIIWhitespace()) } ?? 0
+            candidates.append(max(0, limit - current))
+        }
+        return candidates.min()
+    }
+}
