@@ -60,8 +60,10 @@ public final class WaasService: WaasRequestHandler {
     }
 
     /// Every method the core serves: one table per feature file, keyed by path.
-    static let methods: [String: Method] = [publicMethods, authMethods, walletMethods, tokenMethods]
-        .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
+    static let methods: [String: Method] = [
+        publicMethods, authMethods, walletMethods, tokenMethods, accessMethods, remoteMethods, spendingMethods,
+    ]
+    .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
 
     public func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
         do {

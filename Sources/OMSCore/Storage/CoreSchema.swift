@@ -88,6 +88,7 @@ enum CoreSchema {
                     created_at INTEGER NOT NULL,
                     retired_at INTEGER                   -- replaced by a newer key; still published once
                 );
-                """)
+                """),
+        accessMigration,
     ]
 }
