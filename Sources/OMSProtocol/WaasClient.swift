@@ -131,6 +131,8 @@ public struct WaasClient: Sendable {
 public struct WaasClientError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case missingCredential, invalidResponse
+        /// An attested reply's document did not verify (docs/import.md); never retryable.
+        case attestationVerificationFailed
     }
     public let code: Code
     public let method: WaasMethod

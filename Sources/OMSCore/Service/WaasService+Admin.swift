@@ -30,8 +30,8 @@ extension WaasService {
         public var created: Bool
     }
 
-    /// Creates (or finds) a home with its KEK, database, ID-token signing key, development issuer and a
-    /// project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
+    /// Creates (or finds) a home with its KEK, database, ID-token signing key, attestation chain, development
+    /// issuer and a project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
     public static func initialize(
         home: CoreHome, project name: String = "local", issuer: String? = nil, clock: any CoreClock = SystemClock()
     ) throws -> InitResult {
@@ -43,6 +43,13 @@ extension WaasService {
         let store = try CoreStore(url: home.databaseURL)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: home.databaseURL.path)
         let now = clock.now()
+        var attestationRoot: X509Certificate?
+        defer {
+            // Public: what development clients pin (docs/import.md), readable without opening the core.
+            if let attestationRoot {
+                try? Data(attestationRoot.pemEncoded.utf8).write(to: home.attestationRootURL, options: .atomic)
+            }
+        }
         return try store.sync { db in
             let storedIssuer = try db.setting(issuerSetting)
             if let issuer, let storedIssuer, issuer != storedIssuer {
@@ -52,6 +59,8 @@ extension WaasService {
             if storedIssuer == nil { try db.setSetting(issuerSetting, issuerURL) }
             let tokens = TokenIssuer(custody: custody)
             if try db.scalarInt("SELECT count(*) FROM signing_keys") == 0 { try tokens.rotate(db, now: now) }
+            // The development enclave's attestation chain (root, intermediate, 24-hour leaf).
+            attestationRoot = try DevEnclave.ensureChain(db, custody: custody, now: now).root
             if let existing = try db.project(name: name) {
                 return InitResult(project: existing, issuer: issuerURL, created: false)
             }

@@ -12,6 +12,8 @@ public final class WaasService: WaasRequestHandler {
     public let store: CoreStore
     let custody: KeyCustody
     let tokens: TokenIssuer
+    /// Signs attestation documents for import replies (a development-mode enclave).
+    let enclave: DevEnclave
     let clock: any CoreClock
     /// The ID-token issuer URL (`iss`); its JWKS is served at `/.well-known/jwks.json`.
     public let issuer: String
@@ -26,6 +28,7 @@ public final class WaasService: WaasRequestHandler {
         self.store = store
         self.custody = custody
         self.tokens = TokenIssuer(custody: custody)
+        self.enclave = DevEnclave(custody: custody)
         self.issuer = issuer
         self.clock = clock
         self.maxBodyBytes = maxBodyBytes
@@ -60,15 +63,28 @@ public final class WaasService: WaasRequestHandler {
     }
 
     /// Every method the core serves: one table per feature file, keyed by path.
+<<<<<<< HEAD
     static let methods: [String: Method] = [
         publicMethods, authMethods, walletMethods, tokenMethods, accessMethods, remoteMethods, spendingMethods,
     ]
     .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
+=======
+    static let methods: [String: Method] = [publicMethods, authMethods, walletMethods, tokenMethods, importMethods]
+        .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
+>>>>>>> h11-import
 
     public func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
         do {
-            return WaasHTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json")], body: try await route(request))
+            let attestation = try await prepareAttestation(request)
+            let body = try await route(request)
+            var response = WaasHTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
+            // Attested after the body is final, so user_data covers the exact bytes sent.
+            if let attestation {
+                response.message.setHeader(
+                    Attestation.documentHeader,
+                    try attestationDocument(attestation, request: request, responseBody: body))
+            }
+            return response
         } catch let error as WaasError {
             return Self.errorResponse(error)
         } catch {

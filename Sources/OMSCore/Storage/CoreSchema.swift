@@ -90,5 +90,7 @@ enum CoreSchema {
                 );
                 """),
         accessMigration,
+        // Merged after access: on a database at version 2 (access) this runs as 3.
+        importMigration,
     ]
 }

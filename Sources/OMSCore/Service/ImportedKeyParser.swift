@@ -1,0 +1,89 @@
+import OMSProtocol
+import WalletCrypto
+
+/// Reads the private key of an import in the forms OMS-REFERENCE "Import" accepts. Errors say what is
+/// wrong with the form, never any byte of the key.
+///
+/// - Ethereum: 32 raw bytes, or 64 hex digits with an optional `0x`, ASCII whitespace trimmed; a
+///   secp256k1 scalar in [1, n-1].
+/// - Solana: a 32-byte seed or a 64-byte keypair (whose public half must match the seed), raw or base58
+///   (whitespace trimmed). Base58 text of exactly 32 or 64 characters is refused: it is ambiguous with
+///   raw bytes.
+enum ImportedKeyParser {
+    static func ethereum(_ plaintext: SecretBytes) throws(WaasError) -> Secp256k1.PrivateKey {
+        let scalar: SecretBytes
+        if plaintext.count == 32 {
+            scalar = plaintext
+        } else {
+            var digits = trimmed(plaintext)
+            defer { SecretBytes.wipe(&digits) }
+            // Skipped by offset, not removed: removing would leave bytes past the end that the wipe misses.
+            let prefixed =
+                digits.count == 66 && digits[0] == UInt8(ascii: "0") && digits[1] | 0x20 == UInt8(ascii: "x")
+            let start = prefixed ? 2 : 0
+            guard digits.count - start == 64, digits[start...].allSatisfy({ nibble($0) != nil }) else {
+                throw WaasError(
+                    .invalidRequest, "an Ethereum key must be 32 bytes or 64 hex digits (optional 0x)")
+            }
+            scalar = SecretBytes(count: 32) { out in
+                for i in 0..<32 {
+                    out[i] = nibble(digits[start + 2 * i])! << 4 | nibble(digits[start + 2 * i + 1])!
+                }
+            }
+        }
+        do {
+            return try Secp256k1.PrivateKey(scalar)
+        } catch {
+            throw WaasError(.invalidRequest, "the Ethereum key is not a secp256k1 scalar in [1, n-1]")
+        }
+    }
+
+    static func solana(_ plaintext: SecretBytes) throws(WaasError) -> Ed25519.PrivateKey {
+        var raw: SecretBytes = plaintext
+        if plaintext.count != 32, plaintext.count != 64 {
+            var text = trimmed(plaintext)
+            defer { SecretBytes.wipe(&text) }
+            guard text.count != 32, text.count != 64 else {
+                throw WaasError(
+                    .invalidRequest, "a base58 Solana key of \(text.count) characters is ambiguous with raw bytes")
+            }
+            // The base58 text passes through a String and Base58's working buffers, which cannot be wiped.
+            guard text.allSatisfy({ $0 < 0x80 }),
+                var decoded = try? Base58.decode(String(decoding: text, as: UTF8.self))
+            else { throw WaasError(.invalidRequest, "a Solana key must be 32 or 64 bytes, raw or base58") }
+            defer { SecretBytes.wipe(&decoded) }
+            raw = SecretBytes(decoded)
+        }
+        do {
+            switch raw.count {
+            case 32: return try Ed25519.PrivateKey(seed: raw)
+            case 64: return try Ed25519.PrivateKey(keypair: raw)
+            default:
+                throw WaasError(.invalidRequest, "a Solana key must be a 32-byte seed or a 64-byte keypair")
+            }
+        } catch let error as WaasError {
+            throw error
+        } catch {
+            throw WaasError(.invalidRequest, "the Solana keypair's public half does not match its seed")
+        }
+    }
+
+    /// The bytes without leading and trailing ASCII whitespace.
+    private static func trimmed(_ secret: SecretBytes) -> [UInt8] {
+        secret.withUnsafeBytes { raw in
+            let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d].contains($0) }
+            guard let start = raw.firstIndex(where: { !isSpace($0) }), let end = raw.lastIndex(where: { !isSpace($0) })
+            else { return [] }
+            return Array(raw[start...end])
+        }
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

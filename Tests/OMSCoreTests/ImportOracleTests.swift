@@ -1,0 +1,92 @@
+import Foundation
+import OMSCore
+import OMSProtocol
+import TestSupport
+import Testing
+import WalletCrypto
+
+/// Keys made by independent libraries (eth-account, solders) import to the addresses those libraries
+/// compute, and none of them is left in plaintext anywhere in the core's home.
+@Suite struct ImportOracleTests {
+    static let perFamily = 200
+
+    /// Prints `evm|solana <key hex> <address>` lines: half the keys in each family in a second form
+    /// (Ethereum as 0x text, Solana as the 64-byte keypair).
+    static let script = """
+        import secrets, sys
+        from eth_account import Account
+        from solders.keypair import Keypair
+        n = int(sys.argv[1])
+        for i in range(n):
+            key = secrets.token_bytes(32)
+            print("evm", key.hex(), Account.from_key(key).address)
+        for i in range(n):
+            seed = secrets.token_bytes(32)
+            pair = Keypair.from_seed(seed)
+            material = seed if i % 2 == 0 else bytes(pair)
+            print("solana", material.hex(), str(pair.pubkey()))
+        """
+
+    @Test func oracleKeysImportToTheOracleAddresses() async throws {
+        let output = try PythonOracle.run(Self.script, arguments: [String(Self.perFamily)])
+        let lines = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let harness = try await ImportHarness()
+        defer { harness.remove() }
+        var tally = VectorTally("import oracle (eth-account, solders)")
+        var secrets: [[UInt8]] = []
+        var items: [(index: Int, family: NetworkFamily, material: [UInt8], address: String)] = []
+        for (index, fields) in lines.enumerated() {
+            let family = fields.isEmpty ? NetworkFamily.unknown("") : NetworkFamily(wire: fields[0])
+            guard fields.count == 3, family.isKnown, let material = Hex.decode(fields[1]) else {
+                Issue.record("oracle line \(index) is not 'family key address'")
+                continue
+            }
+            secrets.append(Array(material.prefix(32)))
+            items.append((index, family, material, fields[2]))
+        }
+        // Four credentials of the same account import in parallel (nonces increase per credential, so
+        // each lane is sequential), which overlaps the core's synchronous commits.
+        var lanes = [harness.client]
+        for _ in 1..<4 { lanes.append(try await harness.core.signIn().0) }
+        let verifier = harness.verifier
+        let imported = try await withThrowingTaskGroup(of: [(Int, Wallet)].self) { group in
+            for (lane, client) in lanes.enumerated() {
+                let mine = items.filter { $0.index % lanes.count == lane }.map { ($0.index, $0.family, $0.material) }
+                group.addTask {
+                    var wallets: [(Int, Wallet)] = []
+                    for (index, family, material) in mine {
+                        let plaintext =
+                            family == .evm && index % 2 == 1
+                            ? SecretBytes(Array("0x\(Base16.encode(material))".utf8)) : SecretBytes(material)
+                        let wallet = try await client.importWallet(
+                            privateKey: plaintext, networkFamily: family, reference: "oracle \(index)",
+                            suite: ImportSuite.allCases[index % ImportSuite.allCases.count], verifier: verifier)
+                        wallets.append((index, wallet))
+                    }
+                    return wallets
+                }
+            }
+            return try await group.reduce(into: [Int: Wallet]()) { all, lane in
+                for (index, wallet) in lane { all[index] = wallet }
+            }
+        }
+        for item in items {
+            let wallet = imported[item.index]
+            #expect(wallet?.address == item.address, "line \(item.index)")
+            #expect(wallet?.keyOrigin == .imported && wallet?.networkFamily == item.family)
+            tally.ran()
+        }
+        #expect(try await harness.wallets().count == items.count)
+        tally.report()
+        #expect(tally.ran == 2 * Self.perFamily)
+        #expect(lines.filter { $0.first == "solana" }.count == Self.perFamily)
+
+        let scan = SecretScan(secrets)
+        #expect(scan.count == 2 * Self.perFamily)
+        let findings = try scan.findings(under: harness.core.home.url)
+        #expect(findings.isEmpty, "plaintext keys in the home: \(findings.prefix(5))")
+        // The scan does find what it looks for.
+        let planted = Array("x\(Base16.encode(secrets[7]).uppercased())".utf8) + secrets[300]
+        #expect(scan.findings(in: planted) == [1, 65])
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import OMSProtocol
+import TestSupport
+import Testing
+import WalletCrypto
+
+/// The import contract's byte strings: HPKE binding, suite ids, canonical base64 and `user_data`.
+@Suite struct ImportBindingTests {
+    @Test func bindingStringsAreTheDocumentedOnes() {
+        #expect(String(decoding: ImportBinding.info(keyId: "rk_1"), as: UTF8.self) == "walletops/import/v1:rk_1")
+        #expect(
+            String(decoding: ImportBinding.aad(networkFamily: .evm, reference: nil), as: UTF8.self)
+                == "walletops/import/v1\nnetworkFamily: evm")
+        #expect(
+            String(decoding: ImportBinding.aad(networkFamily: .solana, reference: ""), as: UTF8.self)
+                == "walletops/import/v1\nnetworkFamily: solana\nreference: ")
+        #expect(
+            ImportBinding.aad(networkFamily: .solana, reference: "a")
+                != ImportBinding.aad(networkFamily: .evm, reference: "a"))
+    }
+
+    @Test func suitesMapToTheirRFC9180Identifiers() {
+        let ids = ImportSuite.allCases.map { [$0.hpke.kem.rawValue, $0.hpke.kdf.rawValue, $0.hpke.aead.rawValue] }
+        #expect(ids == [[0x10, 1, 2], [0x10, 1, 3], [0x20, 1, 2], [0x20, 1, 3]])
+        #expect(ImportSuite.default.rawValue == "p256-sha256-aes256gcm")
+    }
+
+    @Test func base64MustBeCanonical() {
+        #expect(CanonicalBase64.decode("AQ==") == [1])
+        #expect(CanonicalBase64.decode("") == [])
+        for bad in ["AQ", "AR==", "AQ==\n", " AQ==", "AQ=", "A-==", "_w=="] {
+            #expect(CanonicalBase64.decode(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func userDataMatchesAnIndependentHash() throws {
+        let request = Array(#"{"purpose":"wallet-import","suite":"p256-sha256-aes256gcm"}"#.utf8)
+        let response = Array(#"{"keyId":"rk_1","publicKey":"AQ=="}"#.utf8)
+        let script = """
+            import base64, hashlib, sys
+            req, resp = sys.argv[1].encode(), sys.argv[2].encode()
+            digest = hashlib.sha256(b"POST /v1/Waas/GetRecipientKey\\n" + req + b"\\n" + resp).digest()
+            print("Sequence/1:" + base64.b64encode(digest).decode(), end="")
+            """
+        let expected = try PythonOracle.run(
+            script, arguments: [String(decoding: request, as: UTF8.self), String(decoding: response, as: UTF8.self)])
+        let userData = Attestation.userData(method: .getRecipientKey, requestBody: request, responseBody: response)
+        #expect(String(decoding: userData, as: UTF8.self) == expected)
+        #expect(expected.hasPrefix("Sequence/1:") && expected.count == 11 + 44)
+    }
+}
