@@ -63,15 +63,11 @@ public final class WaasService: WaasRequestHandler {
     }
 
     /// Every method the core serves: one table per feature file, keyed by path.
-<<<<<<< HEAD
     static let methods: [String: Method] = [
         publicMethods, authMethods, walletMethods, tokenMethods, accessMethods, remoteMethods, spendingMethods,
+        importMethods,
     ]
     .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
-=======
-    static let methods: [String: Method] = [publicMethods, authMethods, walletMethods, tokenMethods, importMethods]
-        .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
->>>>>>> h11-import
 
     public func handle(_ request: WaasHTTPRequest) async -> WaasHTTPResponse {
         do {
