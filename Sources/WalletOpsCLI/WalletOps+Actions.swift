@@ -102,6 +102,11 @@ extension ActionRegistry {
                     type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
                     output: try request.requiredText("output"), coreURL: try request.coreURL()))
         }
+        register("demo.seed") { request in
+            SeedDemoAction(
+                transfersPath: try request.text("transfers").flatMap { $0.isEmpty ? nil : $0 },
+                coreURL: try request.coreURL())
+        }
         register("jobs.usage-report") { request in
             var formats: [String] = ["csv", "json", "md", "html"]
             if let parameter = request.step.with["formats"] {

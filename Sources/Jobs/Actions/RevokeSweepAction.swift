@@ -126,9 +126,12 @@ public struct RevokeSweepAction: Action {
     func select(client: WaasClient) async throws -> [Candidate] {
         let now = configuration.now()
         var candidates: [Candidate] = []
+        // A direct credential is account-wide: it is listed on every wallet but revoked once.
+        var seenDirect: Set<String> = []
         let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
         for wallet in wallets {
             for grant in try await Self.allAccess(client: client, walletId: wallet.id, type: configuration.type) {
+                if grant.type == .direct && !seenDirect.insert(grant.credentialId).inserted { continue }
                 if let appName = configuration.appName, !appName.isEmpty, grant.metadata?.appName != appName {
                     continue
                 }
