@@ -349,6 +349,7 @@ import Testing
         #expect(html.contains("<svg") && html.contains("sortable") && html.contains("By app"))
         #expect(!html.contains("src=\"http") && !html.contains("<link") && !html.contains("@import"))
         #expect(world.read("report/usage.md").contains("## By wallet"))
+        if !served { try Self.renderInChromium(world.path("report/usage.html")) }
 
         // Sweep: plan changes nothing (a second plan is identical).
         let planVars = ["select": "expired-or-non-caller", "output": world.path("plan.csv")]
@@ -392,5 +393,34 @@ import Testing
         let list = try BuiltBinary.run(
             ["wallet", "list", "--home", world.home.path] + (served ? ["--core", world.core] : []))
         #expect(list.status == 0, "the caller still works: \(list)")
+    }
+
+    /// scripts/render-report.sh: headless Chromium renders the report offline and screenshots it to
+    /// .build/usage-report.png; exit 77 (not root, no chromium) skips with the script's message.
+    static func renderInChromium(_ html: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let png = Fixtures.repositoryRoot.appendingPathComponent(".build/usage-report.png").path
+        process.arguments = [
+            Fixtures.repositoryRoot.appendingPathComponent("scripts/render-report.sh").path, html, png,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try? FileManager.default.removeItem(atPath: png)
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 77 {
+            print("usage report not rendered: \(message)")
+            return
+        }
+        #expect(process.terminationStatus == 0, "render-report.sh: \(message)")
+        let image = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
+        #expect(image.count > 20_000, "the screenshot is not blank (\(image.count) bytes)")
+        let dom = try String(contentsOfFile: String(png.dropLast(4)) + ".dom.html", encoding: .utf8)
+        #expect(dom.contains("<svg") && dom.contains("Payroll Bot"))
+        print("usage report screenshot: \(png)")
     }
 }
