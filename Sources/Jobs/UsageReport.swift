@@ -8,6 +8,33 @@ public struct UsageReport: Sendable {
         public var grantKind, grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits: String
         public var expiresAt, status: String
 
+        /// Creates a row; amounts are canonical unsigned decimals.
+        public init(
+            walletId: String, walletAddress: String, appName: String, appURL: String, credentialId: String,
+            sessionId: String, network: String, chainId: String, grantKind: String, grantTo: String,
+            grantToken: String, limit: String, used: String, remaining: String, percentUsed: String,
+            usedNativeUnits: String, expiresAt: String, status: String
+        ) {
+            self.walletId = walletId
+            self.walletAddress = walletAddress
+            self.appName = appName
+            self.appURL = appURL
+            self.credentialId = credentialId
+            self.sessionId = sessionId
+            self.network = network
+            self.chainId = chainId
+            self.grantKind = grantKind
+            self.grantTo = grantTo
+            self.grantToken = grantToken
+            self.limit = limit
+            self.used = used
+            self.remaining = remaining
+            self.percentUsed = percentUsed
+            self.usedNativeUnits = usedNativeUnits
+            self.expiresAt = expiresAt
+            self.status = status
+        }
+
         /// The values in ``UsageReport/header`` order.
         public var values: [String] {
             [
