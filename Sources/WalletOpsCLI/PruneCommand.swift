@@ -27,7 +27,7 @@ struct PruneCommand: Command {
             context.standardOutput.writeLine("pruned 0 runs (no run store at \(home.storePath))")
             return ExitCode.success.rawValue
         }
-        let ids = try await home.openStore().pruneRuns(endedBefore: Date().timeIntervalSince1970 - age.seconds)
+        let ids = try await home.openStore().pruneRuns(endedBefore: Date().timeIntervalSince1970 - age.secondsValue)
         for id in ids {
             for suffix in ["json", "md"] {
                 try? FileManager.default.removeItem(at: home.reportsURL.appendingPathComponent("\(id).\(suffix)"))

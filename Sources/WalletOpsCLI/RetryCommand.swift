@@ -40,9 +40,10 @@ struct RetryCommand: Command {
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry,
                 isJSON: arguments.value(RunOptions.logFormat) == "json")
-            let resume = RunOptions.resumeCommand(
-                playbook: path, vars: varArguments,
-                home: arguments.value(CommonOptions.home).map { context.fileURL($0).path })
+            // Failed items stay failed when a retry is interrupted, so the retry itself is what resumes.
+            var words = ["walletops", "retry", String(record.id)]
+            if let home = arguments.value(CommonOptions.home) { words += ["--home", context.fileURL(home).path] }
+            let resume = words.map(RunOptions.shellQuoted).joined(separator: " ")
             return try await RunOptions.execution(
                 prepared, mode: .retryFailed, arguments: arguments, context: context, resumeCommand: resume
             ).execute()

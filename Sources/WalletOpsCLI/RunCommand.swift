@@ -19,12 +19,13 @@ struct RunCommand: Command {
         CommandConfiguration(
             name: "run", abstract: "Run a playbook, or resume its unfinished run.",
             discussion: """
-                Items are checkpointed in <home>/runs.sqlite. Running the same command again resumes the
-                unfinished run of the playbook; it refuses when the playbook, an input or a var changed
-                since, unless --accept-changes. SIGINT/SIGTERM stop gracefully (exit 75, resumable); a
-                second signal stops at once. Exit codes: 0 every item succeeded, 1 some items failed or
-                were rejected, 2 aborted (failure budget, fatal error), 64 invalid command line or
-                playbook, 75 locked by another run or interrupted (run the same command again).
+                Items are checkpointed in <home>/runs.sqlite. Running the same command again
+                resumes the unfinished run of the playbook; it refuses when the playbook, an
+                input or a var changed since, unless --accept-changes. SIGINT/SIGTERM stop
+                gracefully (exit 75, resumable); a second signal stops at once.
+                Exit codes: 0 every item succeeded, 1 some items failed or were rejected,
+                2 aborted (failure budget, fatal error), 64 invalid command line or playbook,
+                75 locked by another run or interrupted (run the same command again).
                 A report is written to <home>/reports/<run-id>.json and .md.
                 """,
             options: [RunOptions.variable, Self.fresh, Self.acceptChanges, Self.concurrency] + RunOptions.running,

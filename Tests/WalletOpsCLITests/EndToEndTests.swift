@@ -53,7 +53,7 @@ enum BuiltBinary {
     /// Runs the binary with `arguments` and `standardInput`, in `directory`.
     static func run(
         _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:],
-        directory: URL? = nil
+        directory: URL? = nil, executable: String? = nil
     ) throws -> CLIResult {
         let scratch = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -73,7 +73,7 @@ enum BuiltBinary {
             try? error.close()
         }
         let process = Process()
-        process.executableURL = try url()
+        process.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? url()
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output

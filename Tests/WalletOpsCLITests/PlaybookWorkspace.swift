@@ -34,9 +34,12 @@ final class PlaybookWorkspace {
         try write(name, text)
     }
 
-    /// Runs `walletops arguments` to its end.
-    func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CLIResult {
-        try BuiltBinary.run(arguments, environment: environment.merging(extra) { $1 }, directory: directory)
+    /// Runs `walletops arguments` (or another `executable`) to its end.
+    func run(_ arguments: [String], environment extra: [String: String] = [:], executable: String? = nil) throws
+        -> CLIResult
+    {
+        try BuiltBinary.run(
+            arguments, environment: environment.merging(extra) { $1 }, directory: directory, executable: executable)
     }
 
     /// Starts `walletops arguments` in the background; its output goes to `<tag>.out` and `<tag>.err`.

@@ -150,12 +150,48 @@ import Testing
             Self.playbook(
                 name: "slow",
                 step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
-        let result = try space.run(["run", "slow.yaml", "--progress-interval", "300ms"])
+        // Standard output a file (a redirect in a crontab), then a pipe (cron mailing the output).
+        let toFile = try space.start(["run", "slow.yaml", "--progress-interval", "300ms"], tag: "cron")
+        toFile.waitUntilExit()
+        #expect(toFile.terminationStatus == 0)
+        let piped = Process()
+        piped.executableURL = try BuiltBinary.url()
+        piped.arguments = ["run", "slow.yaml", "--progress-interval", "300ms", "--fresh"]
+        piped.currentDirectoryURL = space.directory
+        piped.environment = ProcessInfo.processInfo.environment.merging(space.environment) { $1 }
+        let pipe = Pipe()
+        piped.standardOutput = pipe
+        piped.standardError = FileHandle.nullDevice
+        try piped.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        piped.waitUntilExit()
+        let result = CLIResult(
+            status: piped.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self), standardError: "")
         #expect(result.status == 0, "\(result)")
+        #expect(space.read("cron.out").contains("progress "), "a file as standard output is treated the same")
         let progress = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("progress ") }
         #expect(progress.count >= 2, "\(result)")
         #expect(progress.allSatisfy { $0.contains("nap ") && $0.contains("/60 (") && $0.contains("/s") })
         #expect(!result.standardOutput.contains("\u{1B}["), "no cursor movement off a terminal")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func onATerminalTheProgressLineIsRedrawnInPlace() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 40)
+        try space.write(
+            "live.yaml",
+            Self.playbook(
+                name: "live",
+                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
+        // script(1) gives the child a pseudo-terminal as standard output.
+        let binary = try BuiltBinary.url().path
+        let result = try space.run(["-qec", "\(binary) run live.yaml", "/dev/null"], executable: "/usr/bin/script")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardOutput.contains("\u{1B}[2Knap "), "live line drawn: \(result)")
+        #expect(result.standardOutput.contains("\u{1B}[1A\r"), "and redrawn in place")
+        #expect(!result.standardOutput.contains("progress "), "no summary lines on a terminal")
+        #expect(result.standardOutput.contains("run 1 of 'live' completed"))
     }
 
     @Test func jsonLogFormatEmitsEventsForStepsRunsAndFailures() throws {
@@ -241,6 +277,32 @@ import Testing
         }
         #expect(outputs.contains("refused token ***"), "the failure messages are there, redacted")
         #expect(!outputs.contains(secret))
+        // A run killed mid-way leaves its write-ahead log behind: check those bytes too.
+        try space.write(
+            "slow-secret.yaml",
+            """
+            name: slow-secret
+            secrets:
+              token: {env: SECRET_TOKEN}
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - id: leak
+                action: fail
+                for_each: keys
+                max_failures: "100%"
+                with: {probability: 1, message: "refused ${{ secrets.token }}"}
+              - {id: nap, action: sleep, with: {duration: 60s}}
+
+            """)
+        space.environment["SECRET_TOKEN"] = secret
+        let slow = try space.start(["run", "slow-secret.yaml", "--log-format", "json"], tag: "slow")
+        #expect(space.wait(seconds: 60) { space.read("slow.out").contains(#""status":"failed","step":"leak""#) })
+        usleep(300_000)  // past the next checkpoint flush
+        kill(slow.processIdentifier, SIGKILL)
+        slow.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: space.home.appendingPathComponent("runs.sqlite-wal").path))
+        #expect(space.read("slow.out").contains("refused ***"))
         var files = 0
         let folders = [space.home, space.home.appendingPathComponent("reports"), space.directory]
         for folder in folders {

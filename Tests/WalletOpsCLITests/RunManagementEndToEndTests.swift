@@ -56,6 +56,37 @@ import Testing
         #expect(missing.status == 1 && missing.standardError.contains("no run 9"))
     }
 
+    @Test func statusWatchFollowsARunningRunUntilItEnds() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 60)
+        try space.write(
+            "watch.yaml",
+            """
+            name: watch
+            lock: {policy: skip}
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 40ms}}
+
+            """)
+        let run = try space.start(["run", "watch.yaml", "--progress-interval", "100ms"], tag: "run")
+        defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
+        #expect(space.wait(seconds: 30) { space.read("run.out").contains("progress ") })
+        // The lock policy skip: a second run exits 0 without running.
+        let skipped = try space.run(["run", "watch.yaml"])
+        #expect(skipped.status == 0, "\(skipped)")
+        #expect(skipped.standardError.contains("skipped (lock policy: skip)"), "\(skipped)")
+        let watch = try space.run(["status", "1", "--watch"])
+        run.waitUntilExit()
+        #expect(watch.status == 0, "\(watch)")
+        let blocks = watch.standardOutput.components(separatedBy: "run 1 of 'watch': ")
+        #expect(blocks.count >= 3, "refreshed while running: \(watch)")
+        #expect(blocks.dropFirst().first?.hasPrefix("running, locked by pid \(run.processIdentifier)@") == true)
+        #expect(blocks.last?.hasPrefix("completed") == true, "\(watch)")
+        #expect(blocks.last?.contains("nap   succeeded  60    60     60") == true, "\(watch)")
+    }
+
     @Test func retryRunsOnlyTheFailedItemsAgain() throws {
         let space = try Self.flakySpace()
         _ = try space.run(["run", "flaky.yaml"])

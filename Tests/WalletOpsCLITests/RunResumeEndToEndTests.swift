@@ -67,6 +67,9 @@ import Testing
                 "round \(round) left the run unfinished")
         }
         #expect(killedMidRun == 5)
+        #expect(
+            space.read("kill2.err").contains("notice: run 1 of 'append' was locked by pid "),
+            "a dead holder's lock is taken over with a notice")
         let final = try space.run(Self.command)
         #expect(final.status == 0, "\(final)")
         #expect(final.standardOutput.contains("append  succeeded  50000  50000"), "\(final)")

@@ -19,7 +19,7 @@ import Testing
         #expect(
             result.standardError == """
                 Error: missing subcommand; expected one of: core, login, logout, wallet, token, jwks, crypto, version, \
-                help
+                run, validate, plan, runs, status, failures, retry, prune, due, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 

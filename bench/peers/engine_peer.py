@@ -2,7 +2,7 @@
 """The engine's Python peer for `make bench`: a minimal asyncio + sqlite3 loop that checkpoints the
 way walletops does (an items table keyed by run, step and item key, a state per item, WAL with
 synchronous=NORMAL, one transaction per 1,000 outcomes), with 8 workers taking no-op items from a
-bounded queue. Prints "items<TAB>items_per_s<TAB>peak_rss_mib" for each size given."""
+bounded queue. Prints "items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s" for each size given."""
 import asyncio
 import os
 import resource
@@ -64,10 +64,12 @@ def main():
     for count in sizes:
         with tempfile.TemporaryDirectory() as folder:
             start = time.perf_counter()
+            cpu = time.process_time()
             asyncio.run(run(count, os.path.join(folder, "runs.sqlite")))
             seconds = time.perf_counter() - start
+            cpu = time.process_time() - cpu
         rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-        print("%d\t%.0f\t%.1f" % (count, count / seconds, rss_mib), flush=True)
+        print("%d\t%.0f\t%.1f\t%.2f" % (count, count / seconds, rss_mib, cpu), flush=True)
 
 
 if __name__ == "__main__":

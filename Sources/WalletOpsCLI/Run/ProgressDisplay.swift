@@ -29,7 +29,7 @@ final class ProgressDisplay: Sendable {
         self.mode = mode
         self.output = output
         self.events = events
-        self.interval = max(0.05, interval.seconds)
+        self.interval = max(0.05, interval.secondsValue)
     }
 
     func handle(_ event: ProgressEvent) {
@@ -74,7 +74,8 @@ final class ProgressDisplay: Sendable {
                 }
                 for step in event.steps { state.lastDone[step.id] = step.done }
                 if !parts.isEmpty {
-                    output.writeLine("progress \(Self.clock(event.elapsed.seconds)): " + parts.joined(separator: "; "))
+                    output.writeLine(
+                        "progress \(Self.clock(event.elapsed.secondsValue)): " + parts.joined(separator: "; "))
                 }
             }
         }
@@ -120,5 +121,6 @@ final class ProgressDisplay: Sendable {
 }
 
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+    /// The duration in seconds (named apart from other modules' `seconds` helpers).
+    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

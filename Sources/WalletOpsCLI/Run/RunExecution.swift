@@ -159,7 +159,7 @@ struct RunExecution {
         }
         var text =
             "run \(runID.map(String.init) ?? "-") of '\(playbook)' \(summary.status.rawValue) in "
-            + String(format: "%.1fs", summary.elapsed.seconds) + " (exit \(exitCode))"
+            + String(format: "%.1fs", summary.elapsed.secondsValue) + " (exit \(exitCode))"
         if let reason = summary.reason, summary.status != .completed { text += ": \(reason)" }
         return text + "\n" + TextTable.render(rows)
     }

@@ -59,7 +59,7 @@ struct RunReport {
             ("exit_code", .int(Int(exitCode))),
             ("started_at", Self.time(record.startedAt)),
             ("ended_at", Self.time(record.endedAt)),
-            ("invocation_seconds", .double(summary.elapsed.seconds)),
+            ("invocation_seconds", .double(summary.elapsed.secondsValue)),
             (
                 "steps",
                 .array(

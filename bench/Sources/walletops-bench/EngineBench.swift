@@ -4,12 +4,21 @@ import Runner
 /// The engine with checkpoints: N `noop` items through `Engine.run` with a `RunStore` in a temporary
 /// folder (WAL, synchronous=NORMAL, one flush per 1,000 outcomes or 200 ms), beside a Python peer
 /// (asyncio + sqlite3) that checkpoints the same way. Peer figures come from a file written by
-/// scripts/bench.sh ("items<TAB>items_per_s<TAB>peak_rss_mib" lines).
+/// scripts/bench.sh ("items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s" lines).
 enum EngineBench {
     struct Figure {
         var items: Int
         var itemsPerSecond: Double
         var peakRSS: Double
+        /// User + system CPU seconds: the machine is shared, so wall-clock rates swing with its load.
+        var cpuSeconds: Double
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// Runs one measurement of `count` items in a fresh store.
@@ -26,24 +35,30 @@ enum EngineBench {
                     concurrency: 8)
             ], concurrency: 8)
         let start = Measure.now()
+        let cpuStart = cpuSeconds()
         let summary = try await Engine.run(
             plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
         let seconds = (Measure.now() - start) / 1e6
         guard summary.succeeded == count else {
             throw BenchError("engine bench: \(summary.succeeded) of \(count) items succeeded")
         }
-        return Figure(items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB())
+        return Figure(
+            items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB(),
+            cpuSeconds: cpuSeconds() - cpuStart)
     }
 
-    static func readPeer(_ arguments: [String]) -> [Int: (Double, Double)] {
+    /// Peer figures by item count: items/s, peak RSS MiB, CPU seconds.
+    static func readPeer(_ arguments: [String]) -> [Int: (Double, Double, Double)] {
         guard let index = arguments.firstIndex(of: "--peer"), index + 1 < arguments.count,
             let text = try? String(contentsOfFile: arguments[index + 1], encoding: .utf8)
         else { return [:] }
-        var out: [Int: (Double, Double)] = [:]
+        var out: [Int: (Double, Double, Double)] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: "\t")
-            if parts.count == 3, let items = Int(parts[0]), let rate = Double(parts[1]), let rss = Double(parts[2]) {
-                out[items] = (rate, rss)
+            if parts.count == 4, let items = Int(parts[0]), let rate = Double(parts[1]), let rss = Double(parts[2]),
+                let cpu = Double(parts[3])
+            {
+                out[items] = (rate, rss, cpu)
             }
         }
         return out
@@ -51,11 +66,12 @@ enum EngineBench {
 
     /// The table: 100,000 then 1,000,000 items (peak RSS is the process high-water mark, so the
     /// smaller run goes first).
-    static func run(peer: [Int: (Double, Double)]) async throws -> String {
+    static func run(peer: [Int: (Double, Double, Double)]) async throws -> String {
         var figures: [Figure] = []
         for count in [100_000, 1_000_000] { figures.append(try await measure(count)) }
         var table = Table(header: [
-            "case", "items", "items/s", "peak RSS MiB", "peer items/s", "peer RSS MiB", "ratio", "goal",
+            "case", "items", "items/s", "CPU s", "peak RSS MiB", "peer items/s", "peer CPU s", "peer RSS MiB", "ratio",
+            "goal",
         ])
         let baseRSS = figures[0].peakRSS
         for figure in figures {
@@ -69,7 +85,8 @@ enum EngineBench {
             }
             table.add([
                 "noop+checkpoints", String(figure.items), format(figure.itemsPerSecond, digits: 0),
-                format(figure.peakRSS, digits: 1), peerFigure.map { format($0.0, digits: 0) } ?? "-",
+                format(figure.cpuSeconds, digits: 2), format(figure.peakRSS, digits: 1),
+                peerFigure.map { format($0.0, digits: 0) } ?? "-", peerFigure.map { format($0.2, digits: 2) } ?? "-",
                 peerFigure.map { format($0.1, digits: 1) } ?? "-", ratio.map { format($0) + "x" } ?? "-",
                 goals.joined(separator: ", "),
             ])

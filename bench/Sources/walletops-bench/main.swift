@@ -4,7 +4,7 @@ import Foundation
 ///
 ///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
 ///     walletops-bench engine [--peer FILE]     checkpointed noop items beside the Python peer
-///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib" lines)
+///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s")
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
