@@ -5,7 +5,7 @@ import Testing
 /// A large import SIGKILLed twice mid-run and resumed: exactly one wallet per row, no duplicate address,
 /// the output holding each row once.
 ///
-/// 20,000 rows by default (about 20 minutes in a debug build on two cores); set
+/// 20,000 rows by default (about 23 minutes in a debug build on two busy cores); set
 /// `WALLETOPS_KILL_TEST_ROWS` to run it smaller.
 @Suite(.serialized) struct JobsKillResumeTests {
     static var rows: Int {
