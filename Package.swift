@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "walletops", targets: ["walletops"]),
         .library(name: "WalletCrypto", targets: ["WalletCrypto"]),
+        .library(name: "OMSWallet", targets: ["OMSWallet"]),
     ],
     targets: [
         // C libraries from Debian packages.
@@ -32,6 +33,10 @@ let package = Package(
         .target(name: "KeyFormats", dependencies: ["WalletCrypto"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "SQLiteKit", "CMicroHTTPD"]),
+        // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access.
+        .target(name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto", "OMSCore"]),
+        // The seed page as a runnable tour against an embedded core (`swift run sdk-tour`).
+        .executableTarget(name: "sdk-tour", dependencies: ["OMSWallet", "OMSCore"], path: "examples/sdk-tour"),
         // A small SQLite layer shared by the core's store and the run checkpoints.
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // Playbooks: YAML with marks, schema, templates, diagnostics.
@@ -44,12 +49,12 @@ let package = Package(
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",
-            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "KeyFormats", "OMSCore", "OMSProtocol"]),
+            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol", "KeyFormats"]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
-            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit"],
+            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
             path: "bench/Sources/walletops-bench"),
 
         // Tests.
@@ -57,7 +62,9 @@ let package = Package(
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "TestSupport"]),
         .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
-        .testTarget(name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
+        .testTarget(
+            name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "OMSWalletTests", dependencies: ["OMSWallet", "OMSCore", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),

@@ -12,3 +12,6 @@ gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags 
 # The engine beside its Python peer (asyncio + sqlite3, same checkpoint scheme), in the same run.
 python3 bench/peers/engine_peer.py 100000 1000000 > "$out/engine_peer.tsv"
 "$bin/walletops-bench" engine --peer "$out/engine_peer.tsv"
+
+# The core's requests per second, in-process and over HTTP.
+"$bin/walletops-bench" core

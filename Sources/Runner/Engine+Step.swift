@@ -3,6 +3,10 @@ import Synchronization
 /// An item ready for a worker: what the checkpoint said about it.
 struct PreparedItem: Sendable {
     var item: WorkItem
+    /// Its position in the step's input.
+    var index: Int
+    /// The checkpoint has a row for it (its outcome must overwrite that row).
+    var hadRow: Bool
     /// Attempts made by earlier invocations.
     var attempts: Int
     /// Found in doubt (`started`, or failed in doubt under retry-failed): probe before running.
@@ -72,14 +76,20 @@ extension Engine {
         let step = plan.steps[index]
         progressState[index].withLock { $0.status = .skipped }
         try? await checkpoint?.recordStep(step.id, status: "skipped", message: reason)
+        // Items below the step's watermark are settled already (an earlier invocation ran it).
+        var settled = 0
+        if let checkpoint, let mark = try? await checkpoint.mark(step: step.id) { settled = mark.watermark }
         let iterator = step.items.makeIterator()
         var count = 0
+        var position = -1
         var updates: [RunHandle.Update] = []
         while isRunning, let item = try? await iterator.next() {
+            position += 1
+            if position < settled { continue }
             count += 1
             updates.append(
                 RunHandle.Update(
-                    step: step.id, key: item.key, state: .skipped, attempts: 0, errorClass: nil,
+                    step: step.id, key: item.key, index: position, state: .skipped, attempts: 0, errorClass: nil,
                     message: "skipped: \(reason)", resultJSON: nil, idempotencyKey: nil, insertOnly: true))
             if updates.count >= options.flushBatch {
                 await write(updates)
@@ -94,22 +104,35 @@ extension Engine {
 
     /// Reads items in batches, drops those already settled, commits intents for side-effecting steps,
     /// and hands the rest to the workers.
+    ///
+    /// On resume, items below the step's durable watermark are settled: those without a row succeeded;
+    /// above it, a row decides (succeeded/rejected/failed: skip, started: probe) and no row means run.
+    /// Rows are read by position range, one query per batch.
     func fill(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
         defer { feed.finish() }
         let step = runtime.step
         let iterator = step.items.makeIterator()
         var lookups = false
+        var resumedMark: RunHandle.Mark?
         if let checkpoint, checkpoint.isResumed {
             do {
-                lookups = try await checkpoint.hasItems(step: step.id)
+                resumedMark = try await checkpoint.mark(step: step.id)
+                let hasRows = try await checkpoint.hasItems(step: step.id)
+                lookups = resumedMark != nil || hasRows
             } catch {
                 abort("step '\(step.id)': cannot read checkpoints: \(error)")
                 return
             }
         }
+        let settledBelow = resumedMark?.watermark ?? 0
+        // Without a checkpoint no outcome is recorded, so nothing would ever close an open item.
+        let tracked = checkpoint != nil
+        if tracked { pending.withLock { $0.trackers[runtime.index] = CheckpointBuffer.Tracker(step: step.id) } }
         let retryFailed = checkpoint?.retryFailed ?? false
         var batch: [WorkItem] = []
         batch.reserveCapacity(options.readBatch)
+        var position = 0
+        var keysHash = KeysHash.initial
         while isRunning {
             batch.removeAll(keepingCapacity: true)
             do {
@@ -119,60 +142,97 @@ extension Engine {
                 return
             }
             if batch.isEmpty {
+                if position < settledBelow {
+                    abort(Self.watermarkMismatch(step.id, settledBelow))
+                    return
+                }
                 runtime.tally.withLock { $0.exhausted = true }
                 return
             }
+            let first = position
             var prepared: [PreparedItem] = []
             prepared.reserveCapacity(batch.count)
+            var states: [String: RunHandle.Checkpoint] = [:]
             if lookups, let checkpoint {
-                let states: [String: RunHandle.Checkpoint]
                 do {
-                    states = try await checkpoint.lookup(step: step.id, keys: batch.map(\.key))
+                    states = try await checkpoint.lookup(step: step.id, positions: first..<(first + batch.count))
                 } catch {
                     abort("step '\(step.id)': cannot read checkpoints: \(error)")
                     return
                 }
-                for item in batch {
-                    guard let found = states[item.key] else {
-                        prepared.append(PreparedItem(item: item, attempts: 0, needsProbe: false))
-                        continue
-                    }
-                    switch found.state {
-                    case .succeeded:
+            }
+            var hashes: [UInt64] = []
+            hashes.reserveCapacity(batch.count)
+            for (offset, item) in batch.enumerated() {
+                let index = first + offset
+                hashes.append(keysHash)
+                keysHash = KeysHash.adding(item.key, to: keysHash)
+                if let resumedMark, index + 1 == resumedMark.watermark, keysHash != resumedMark.keysHash {
+                    abort(Self.watermarkMismatch(step.id, resumedMark.watermark))
+                    return
+                }
+                guard let found = states[item.key] else {
+                    if index < settledBelow {
                         runtime.progress.withLock {
                             $0.succeeded += 1
                             $0.resumed += 1
                         }
-                    case .rejected:
-                        runtime.progress.withLock {
-                            $0.rejected += 1
-                            $0.resumed += 1
-                        }
-                    case .failed where !retryFailed:
-                        runtime.progress.withLock {
-                            $0.failed += 1
-                            $0.resumed += 1
-                        }
-                    case .failed:
-                        let inDoubt = found.errorClass == ErrorClass.inDoubt.rawValue && runtime.sideEffecting
-                        prepared.append(PreparedItem(item: item, attempts: found.attempts, needsProbe: inDoubt))
-                    case .started:
+                    } else {
                         prepared.append(
-                            PreparedItem(item: item, attempts: found.attempts, needsProbe: runtime.sideEffecting))
-                    case .pending, .skipped:
-                        prepared.append(PreparedItem(item: item, attempts: found.attempts, needsProbe: false))
+                            PreparedItem(item: item, index: index, hadRow: false, attempts: 0, needsProbe: false))
                     }
+                    continue
                 }
-            } else {
-                for item in batch { prepared.append(PreparedItem(item: item, attempts: 0, needsProbe: false)) }
+                switch found.state {
+                case .succeeded:
+                    runtime.progress.withLock {
+                        $0.succeeded += 1
+                        $0.resumed += 1
+                    }
+                case .rejected:
+                    runtime.progress.withLock {
+                        $0.rejected += 1
+                        $0.resumed += 1
+                    }
+                case .failed where !retryFailed:
+                    runtime.progress.withLock {
+                        $0.failed += 1
+                        $0.resumed += 1
+                    }
+                case .failed:
+                    let inDoubt = found.errorClass == ErrorClass.inDoubt.rawValue && runtime.sideEffecting
+                    prepared.append(
+                        PreparedItem(
+                            item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: inDoubt))
+                case .started:
+                    prepared.append(
+                        PreparedItem(
+                            item: item, index: index, hadRow: true, attempts: found.attempts,
+                            needsProbe: runtime.sideEffecting))
+                case .pending, .skipped:
+                    prepared.append(
+                        PreparedItem(
+                            item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: false))
+                }
+            }
+            position += batch.count
+            // Open the handed-out items before any can settle; settled ones let the watermark pass.
+            if tracked {
+                pending.withLock { buffer in
+                    for item in prepared {
+                        buffer.trackers[runtime.index]?.open[item.index] = hashes[item.index - first]
+                    }
+                    buffer.trackers[runtime.index]?.read = position
+                    buffer.trackers[runtime.index]?.readHash = keysHash
+                }
             }
             if prepared.isEmpty { continue }
             if runtime.sideEffecting, let checkpoint {
                 // The intent protocol: `started` is committed before any worker can perform the effect.
                 let intents = prepared.map {
                     RunHandle.Update(
-                        step: step.id, key: $0.item.key, state: .started, attempts: $0.attempts, errorClass: nil,
-                        message: nil, resultJSON: nil,
+                        step: step.id, key: $0.item.key, index: $0.index, state: .started, attempts: $0.attempts,
+                        errorClass: nil, message: nil, resultJSON: nil,
                         idempotencyKey: IdempotencyKey.make(
                             runID: checkpoint.runID, stepIndex: runtime.index, itemKey: $0.item.key))
                 }
@@ -189,14 +249,21 @@ extension Engine {
                 if runtime.sideEffecting, checkpoint != nil {
                     let withdrawn = prepared.filter { !$0.needsProbe }.map {
                         RunHandle.Update(
-                            step: step.id, key: $0.item.key, state: .pending, attempts: $0.attempts, errorClass: nil,
-                            message: nil, resultJSON: nil, idempotencyKey: nil)
+                            step: step.id, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
+                            errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
                     }
-                    pending.withLock { $0.append(contentsOf: withdrawn) }
+                    pending.withLock { buffer in
+                        for update in withdrawn { buffer.append(update, stepIndex: runtime.index, settles: false) }
+                    }
                 }
                 return
             }
         }
+    }
+
+    static func watermarkMismatch(_ step: String, _ watermark: Int) -> String {
+        "step '\(step)': the first \(watermark) items are not the ones the checkpoint recorded as settled "
+            + "(the input changed under the run); start the run fresh"
     }
 
     // MARK: Workers
@@ -243,18 +310,17 @@ extension Engine {
     /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
     func process(_ prepared: PreparedItem, _ runtime: StepRuntime) async -> Bool {
         let item = prepared.item
-        let step = runtime.step
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
             switch await settle(item, runtime, attempts: attempts) {
             case .done(let result):
-                await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
             case .run:
                 break
             case .unknown(let message):
-                await finish(item, runtime, .failed, attempts: attempts, errorClass: .inDoubt, message: message)
+                await finish(prepared, runtime, .failed, attempts: attempts, errorClass: .inDoubt, message: message)
                 return true
             case .abandoned:
                 return false
@@ -270,12 +336,13 @@ extension Engine {
             let context = makeContext(item, runtime, attempt: attempts)
             do {
                 let result: ActionResult
-                if let timeout = step.timeout {
-                    result = try await runWithTimeout(step.action, item, context, deadline: clock.now() + timeout)
+                if let timeout = runtime.step.timeout {
+                    result = try await runWithTimeout(
+                        runtime.step.action, item, context, deadline: clock.now() + timeout)
                 } else {
-                    result = try await step.action.run(item, context: context)
+                    result = try await runtime.step.action.run(item, context: context)
                 }
-                await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
             } catch {
                 if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
@@ -286,7 +353,7 @@ extension Engine {
                 case let actionError as ActionError:
                     if let reason = actionError.rejectReason {
                         await finish(
-                            item, runtime, .rejected, attempts: attempts, errorClass: .permanent, message: reason)
+                            prepared, runtime, .rejected, attempts: attempts, errorClass: .permanent, message: reason)
                         return true
                     }
                     errorClass = actionError.errorClass
@@ -294,7 +361,7 @@ extension Engine {
                 case is AttemptTimeout:
                     timedOut = true
                     errorClass = runtime.sideEffecting ? .inDoubt : .retryable
-                    message = "attempt \(attempts) timed out after \(step.timeout ?? .zero)"
+                    message = "attempt \(attempts) timed out after \(runtime.step.timeout ?? .zero)"
                 default:
                     errorClass = .permanent
                     message = String(describing: error)
@@ -303,13 +370,13 @@ extension Engine {
                     if runtime.sideEffecting {
                         switch await settle(item, runtime, attempts: attempts) {
                         case .done(let result):
-                            await finish(item, runtime, .succeeded, attempts: attempts, result: result)
+                            await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                             return true
                         case .run:
                             errorClass = .retryable
                         case .unknown(let why):
                             await finish(
-                                item, runtime, .failed, attempts: attempts, errorClass: .inDoubt,
+                                prepared, runtime, .failed, attempts: attempts, errorClass: .inDoubt,
                                 message: "\(message); \(why)")
                             return true
                         case .abandoned:
@@ -318,15 +385,16 @@ extension Engine {
                     }
                 }
                 // A probe that said "not done" made the attempt retryable; timeouts follow their own switch.
-                let retryable = timedOut ? step.retry.retryTimeouts : step.retry.retryOn.contains(errorClass)
-                if retryable && tries < step.retry.maxAttempts {
+                let retryable =
+                    timedOut ? runtime.step.retry.retryTimeouts : runtime.step.retry.retryOn.contains(errorClass)
+                if retryable && tries < runtime.step.retry.maxAttempts {
                     if !isRunning { return false }
-                    let delay = step.retry.backoff(afterAttempt: tries, key: item.key)
+                    let delay = runtime.step.retry.backoff(afterAttempt: tries, key: item.key)
                     do { try await clock.sleep(until: clock.now() + delay) } catch { return false }
                     if !isRunning { return false }
                     continue
                 }
-                await finish(item, runtime, .failed, attempts: attempts, errorClass: errorClass, message: message)
+                await finish(prepared, runtime, .failed, attempts: attempts, errorClass: errorClass, message: message)
                 return true
             }
         }
@@ -350,9 +418,10 @@ extension Engine {
 
     /// Records an item's outcome: counters, budget, checkpoint.
     func finish(
-        _ item: WorkItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int, errorClass: ErrorClass? = nil,
-        message: String? = nil, result: ActionResult? = nil
+        _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
+        errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil
     ) async {
+        let item = prepared.item
         runtime.tally.withLock { $0.settled += 1 }
         let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
             switch state {
@@ -374,12 +443,14 @@ extension Engine {
             }
             await record(
                 RunHandle.Update(
-                    step: runtime.step.id, key: item.key, state: state, attempts: attempts,
+                    step: runtime.step.id, key: item.key, index: prepared.index, state: state, attempts: attempts,
                     errorClass: errorClass?.rawValue, message: message.map { item.redacting($0) },
                     resultJSON: resultJSON,
                     idempotencyKey: runtime.sideEffecting
                         ? IdempotencyKey.make(runID: checkpoint.runID, stepIndex: runtime.index, itemKey: item.key)
-                        : nil))
+                        : nil,
+                    coveredByWatermark: state == .succeeded && resultJSON == nil && !runtime.sideEffecting
+                        && !prepared.hadRow), stepIndex: runtime.index)
         }
         if let (failures, finished) = exceeded {
             abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")

@@ -61,7 +61,7 @@ public final class Engine: Sendable {
     let options: Options
     let phase = Atomic<Int>(Phase.idle.rawValue)
     let control = Mutex(Control())
-    let pending = Mutex<[RunHandle.Update]>([])
+    let pending: Mutex<CheckpointBuffer>
     let progressState: [ProgressBox]
     let limiter: ConcurrencyLimiter?
     let realClock = SystemClock()
@@ -72,6 +72,7 @@ public final class Engine: Sendable {
         self.plan = plan
         self.checkpoint = checkpoint
         self.options = options
+        self.pending = Mutex(CheckpointBuffer(stepCount: plan.steps.count, batch: options.flushBatch))
         self.progressState = plan.steps.map {
             ProgressBox(StepProgress(id: $0.id, status: .waiting, total: $0.items.count))
         }
@@ -172,10 +173,12 @@ public final class Engine: Sendable {
         let stepID = plan.steps[stepIndex].id
         let updates = items.filter { !$0.needsProbe }.map {
             RunHandle.Update(
-                step: stepID, key: $0.item.key, state: .pending, attempts: $0.attempts, errorClass: nil, message: nil,
-                resultJSON: nil, idempotencyKey: nil)
+                step: stepID, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
+                errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
         }
-        pending.withLock { $0.append(contentsOf: updates) }
+        pending.withLock { buffer in
+            for update in updates { buffer.append(update, stepIndex: stepIndex, settles: false) }
+        }
     }
 
     /// Registers a running step's feed so a stop can close it; false when the run is already stopping.
@@ -266,7 +269,7 @@ public final class Engine: Sendable {
             if realClock.now() - lastHeartbeat > .seconds(5) {
                 // Every write refreshes the lock heartbeat; an empty one keeps quiet periods (long
                 // actions) visible to other hosts.
-                if pending.withLock({ $0.isEmpty }) { await write([]) }
+                if pending.withLock({ $0.updates.isEmpty }) { await write([]) }
                 lastHeartbeat = realClock.now()
             }
             await flush()
@@ -289,25 +292,27 @@ public final class Engine: Sendable {
 
     // MARK: Checkpoint buffer
 
-    /// Queues an item update; when the batch is full, the caller writes it (backpressure on the writer).
-    func record(_ update: RunHandle.Update) async {
-        let batch: [RunHandle.Update]? = pending.withLock { pending in
-            pending.append(update)
-            guard pending.count >= options.flushBatch else { return nil }
-            defer { pending = [] }
-            pending.reserveCapacity(options.flushBatch)
-            return pending
+    /// Queues an item outcome; when the batch is full, the caller flushes it (backpressure on the writer).
+    func record(_ update: RunHandle.Update, stepIndex: Int) async {
+        let full = pending.withLock { buffer in
+            buffer.append(update, stepIndex: stepIndex, settles: true)
+            return buffer.updates.count >= options.flushBatch
         }
-        if let batch { await write(batch) }
+        if full { await flush() }
     }
 
-    /// Writes every queued update now.
+    /// Writes every queued update now, with the watermarks they allow (taken on the database queue, so
+    /// flushes commit in the order they took their batches).
     func flush() async {
-        let batch = pending.withLock { pending -> [RunHandle.Update] in
-            defer { pending = [] }
-            return pending
+        guard let checkpoint else {
+            _ = pending.withLock { $0.take() }
+            return
         }
-        if !batch.isEmpty { await write(batch) }
+        do {
+            try await checkpoint.flush { self.pending.withLock { $0.take() } }
+        } catch {
+            abort("cannot write checkpoints: \(error)")
+        }
     }
 
     func write(_ batch: [RunHandle.Update]) async {

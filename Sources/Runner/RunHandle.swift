@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import Synchronization
 
 /// An opened, locked run: what the engine checkpoints into.
 public final class RunHandle: Sendable {
@@ -11,6 +12,9 @@ public final class RunHandle: Sendable {
     public let isResumed: Bool
     /// True when failed items are to be run again.
     public let retryFailed: Bool
+
+    /// The watermarks this handle has committed (flushes run on the database queue, one at a time).
+    let writtenMarks = Mutex<[String: Int]>([:])
 
     init(store: RunStore, runID: Int64, isResumed: Bool, retryFailed: Bool) {
         self.store = store
@@ -26,10 +30,19 @@ public final class RunHandle: Sendable {
         var errorClass: String?
     }
 
+    /// A step's durable watermark: every item with a position below `watermark` is settled, and
+    /// `keysHash` is the FNV-1a hash of their keys in order (to notice an input that changed under it).
+    struct Mark: Sendable, Equatable {
+        var watermark: Int
+        var keysHash: UInt64
+    }
+
     /// One item state change, written in a batch.
     struct Update: Sendable {
         var step: String
         var key: String
+        /// The item's position in its step's input (0-based).
+        var index: Int
         var state: ItemState
         var attempts: Int
         var errorClass: String?
@@ -38,45 +51,110 @@ public final class RunHandle: Sendable {
         var idempotencyKey: String?
         /// Write only when the item has no state yet (used for `skipped`).
         var insertOnly = false
+        /// An outcome that needs no row once the step's watermark passes it: succeeded, no stored
+        /// outputs, not side-effecting, and no earlier row to overwrite.
+        var coveredByWatermark = false
     }
 
     static let upsertSQL = """
-        INSERT INTO items(run_id, step, item_key, state, attempts, error_class, message, result, idempotency_key, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO items(run_id, step, item_key, state, attempts, error_class, message, result, idempotency_key, updated_at,
+          item_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(run_id, step, item_key) DO UPDATE SET state = excluded.state, attempts = excluded.attempts,
+          item_index = excluded.item_index,
           error_class = excluded.error_class, message = excluded.message, result = excluded.result,
           idempotency_key = coalesce(excluded.idempotency_key, items.idempotency_key), updated_at = excluded.updated_at
         """
 
     static let insertOnlySQL = """
         INSERT OR IGNORE INTO items(run_id, step, item_key, state, attempts, error_class, message, result,
-          idempotency_key, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          idempotency_key, updated_at, item_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Writes `updates` in one transaction and refreshes the lock heartbeat. Returns when committed.
+    /// A watermark only moves forward (a flush racing a resumed filler may compute a lower one).
+    static let markSQL = """
+        INSERT INTO step_marks(run_id, step, watermark, keys_hash) VALUES (?, ?, ?, ?)
+        ON CONFLICT(run_id, step) DO UPDATE SET watermark = excluded.watermark, keys_hash = excluded.keys_hash
+        WHERE excluded.watermark > step_marks.watermark
+        """
+
+    /// Writes `updates` as rows in one transaction and refreshes the lock heartbeat. Returns when committed.
     func write(_ updates: [Update]) async throws {
         let runID = runID
         try await store.queue.write { db in
-            let now = Date().timeIntervalSince1970
-            let upsert = try db.cachedStatement(Self.upsertSQL)
-            let insert = try db.cachedStatement(Self.insertOnlySQL)
-            // Key order walks the items index once instead of jumping around it.
-            for update in updates.sorted(by: { ($0.step, $0.key) < ($1.step, $1.key) }) {
-                let statement = update.insertOnly ? insert : upsert
-                try statement.bind(runID, at: 1)
-                try statement.bind(update.step, at: 2)
-                try statement.bind(update.key, at: 3)
-                try statement.bind(update.state.rawValue, at: 4)
-                try statement.bind(update.attempts, at: 5)
-                try statement.bind(update.errorClass, at: 6)
-                try statement.bind(update.message, at: 7)
-                try statement.bind(update.resultJSON, at: 8)
-                try statement.bind(update.idempotencyKey, at: 9)
-                try statement.bind(now, at: 10)
-                try statement.step()
-                statement.reset()
+            try Self.writeRows(db, runID: runID, updates)
+            try Self.heartbeat(db, runID: runID)
+        }
+    }
+
+    /// Takes the buffered outcomes and the steps' watermarks with `take` ON the database queue (so
+    /// batches commit in the order they were taken, and a watermark is never committed before the
+    /// outcomes below it), drops the rows its watermark makes redundant, and writes the rest with the
+    /// watermarks in one transaction.
+    func flush(_ take: @escaping @Sendable () -> (updates: [Update], marks: [String: Mark])) async throws {
+        let runID = runID
+        try await store.queue.write { db in
+            let (updates, marks) = take()
+            // Nothing new (a tick in a quiet moment): no transaction.
+            let written = self.writtenMarks.withLock { $0 }
+            let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
+            guard !updates.isEmpty || !moved.isEmpty else { return }
+            let rows = updates.filter { update in
+                !(update.coveredByWatermark && update.index < (marks[update.step]?.watermark ?? 0))
             }
-            try db.execute("UPDATE runs SET lock_heartbeat = ? WHERE id = ?", [.real(now), .integer(runID)])
+            try Self.writeRows(db, runID: runID, rows)
+            let mark = try db.cachedStatement(Self.markSQL)
+            for (step, value) in moved {
+                try mark.bind(runID, at: 1)
+                try mark.bind(step, at: 2)
+                try mark.bind(value.watermark, at: 3)
+                try mark.bind(Int64(bitPattern: value.keysHash), at: 4)
+                try mark.step()
+                mark.reset()
+            }
+            try Self.heartbeat(db, runID: runID)
+            self.writtenMarks.withLock { written in
+                for (step, value) in moved { written[step] = max(written[step] ?? 0, value.watermark) }
+            }
+        }
+    }
+
+    private static func writeRows(_ db: SQLiteDatabase, runID: Int64, _ updates: [Update]) throws {
+        guard !updates.isEmpty else { return }
+        let now = Date().timeIntervalSince1970
+        let upsert = try db.cachedStatement(Self.upsertSQL)
+        let insert = try db.cachedStatement(Self.insertOnlySQL)
+        // Key order walks the items index once instead of jumping around it.
+        for update in updates.sorted(by: { ($0.step, $0.key) < ($1.step, $1.key) }) {
+            let statement = update.insertOnly ? insert : upsert
+            try statement.bind(runID, at: 1)
+            try statement.bind(update.step, at: 2)
+            try statement.bind(update.key, at: 3)
+            try statement.bind(update.state.rawValue, at: 4)
+            try statement.bind(update.attempts, at: 5)
+            try statement.bind(update.errorClass, at: 6)
+            try statement.bind(update.message, at: 7)
+            try statement.bind(update.resultJSON, at: 8)
+            try statement.bind(update.idempotencyKey, at: 9)
+            try statement.bind(now, at: 10)
+            try statement.bind(update.index, at: 11)
+            try statement.step()
+            statement.reset()
+        }
+    }
+
+    private static func heartbeat(_ db: SQLiteDatabase, runID: Int64) throws {
+        try db.execute(
+            "UPDATE runs SET lock_heartbeat = ? WHERE id = ?", [.real(Date().timeIntervalSince1970), .integer(runID)])
+    }
+
+    /// The durable watermark of `step`, if one was written.
+    func mark(step: String) async throws -> Mark? {
+        let runID = runID
+        return try await store.queue.read { db in
+            try db.rows(
+                "SELECT watermark, keys_hash FROM step_marks WHERE run_id = ? AND step = ?",
+                [.integer(runID), .text(step)]
+            ).first.map { Mark(watermark: $0[0].int, keysHash: UInt64(bitPattern: $0[1].int64 ?? 0)) }
         }
     }
 
@@ -90,22 +168,24 @@ public final class RunHandle: Sendable {
         }
     }
 
-    /// The checkpoints of `keys` in `step` (absent keys have none).
-    func lookup(step: String, keys: [String]) async throws -> [String: Checkpoint] {
+    /// The rows of `step` whose items sit at positions `positions`, by key (one indexed range read).
+    func lookup(step: String, positions: Range<Int>) async throws -> [String: Checkpoint] {
         let runID = runID
         return try await store.queue.read { db in
             let statement = try db.cachedStatement(
-                "SELECT state, attempts, error_class FROM items WHERE run_id = ? AND step = ? AND item_key = ?")
+                "SELECT item_key, state, attempts, error_class FROM items "
+                    + "WHERE run_id = ? AND step = ? AND item_index >= ? AND item_index < ?")
+            defer { statement.reset() }
+            try statement.bind(runID, at: 1)
+            try statement.bind(step, at: 2)
+            try statement.bind(positions.lowerBound, at: 3)
+            try statement.bind(positions.upperBound, at: 4)
             var out: [String: Checkpoint] = [:]
-            for key in keys {
-                try statement.bind(runID, at: 1)
-                try statement.bind(step, at: 2)
-                try statement.bind(key, at: 3)
-                if try statement.step(), let state = ItemState(rawValue: statement.string(at: 0) ?? "") {
-                    out[key] = Checkpoint(
-                        state: state, attempts: Int(statement.int64(at: 1)), errorClass: statement.string(at: 2))
+            while try statement.step() {
+                if let state = ItemState(rawValue: statement.string(at: 1) ?? "") {
+                    out[statement.string(at: 0) ?? ""] = Checkpoint(
+                        state: state, attempts: Int(statement.int64(at: 2)), errorClass: statement.string(at: 3))
                 }
-                statement.reset()
             }
             return out
         }

@@ -53,6 +53,9 @@ extension RunStore {
                     out[row[0].string ?? "", default: (nil, [:])].counts[state] = row[2].int
                 }
             }
+            for (step, implicit) in try Self.implicitSucceeded(db, runID: runID) {
+                out[step, default: (nil, [:])].counts[.succeeded, default: 0] += implicit
+            }
             return out
         }
     }
@@ -98,7 +101,7 @@ extension RunStore {
     }
 
     /// Deletes finished runs (completed or abandoned) that ended before `cutoff` (Unix seconds), with
-    /// their steps, items, events and attributes, in one transaction. Returns the deleted run ids.
+    /// their steps, items, watermarks, events and attributes, in one transaction. Returns the deleted run ids.
     public func pruneRuns(endedBefore cutoff: Double) async throws -> [Int64] {
         try await queue.write { db in
             let ids = try db.rows(
@@ -106,7 +109,7 @@ extension RunStore {
                 [.real(cutoff)]
             ).compactMap { $0[0].int64 }
             for id in ids {
-                for table in ["items", "steps", "events", "run_attributes"] {
+                for table in ["items", "step_marks", "steps", "events", "run_attributes"] {
                     try db.execute("DELETE FROM \(table) WHERE run_id = ?", [.integer(id)])
                 }
                 try db.execute("DELETE FROM runs WHERE id = ?", [.integer(id)])

@@ -38,6 +38,15 @@ extension RunStore {
             }
             if let existing { try self.takeLock(db, existing, now: now) }
             if let existing, mode != .fresh {
+                if try db.scalarInt(
+                    "SELECT 1 FROM items WHERE run_id = ? AND item_index IS NULL LIMIT 1", [.integer(existing.id)])
+                    != nil
+                {
+                    throw RunStoreError(
+                        .olderCheckpointFormat, runID: existing.id,
+                        "run \(existing.id) of '\(identity.playbookName)' was checkpointed by an older walletops "
+                            + "(one row per item, no watermarks) and cannot be resumed or retried; start it fresh")
+                }
                 let differences = identity.differences(from: existing.identity)
                 if !differences.isEmpty {
                     guard case .resumeOrStart(acceptChanges: true) = mode else {

@@ -111,6 +111,23 @@ public final class RunStore: Sendable {
                   playbook TEXT PRIMARY KEY,
                   checked_at REAL NOT NULL) WITHOUT ROWID;
                 """),
+        // Watermark checkpoints (docs/engine.md "Checkpoint layout"): per step, the count of leading items
+        // (in input order) that are all settled, so items that succeed in order need no row. Rows remain
+        // for the exceptions and carry the item's position. Rows of older versions have no position: such
+        // runs are refused on resume (`RunStoreError.Code.olderCheckpointFormat`), their counts still show.
+        .init(
+            "step-watermarks",
+            sql: """
+                ALTER TABLE items ADD COLUMN item_index INTEGER;
+                CREATE INDEX items_by_index ON items(run_id, step, item_index);
+                CREATE INDEX items_unpositioned ON items(run_id) WHERE item_index IS NULL;
+                CREATE TABLE step_marks(
+                  run_id INTEGER NOT NULL,
+                  step TEXT NOT NULL,
+                  watermark INTEGER NOT NULL,
+                  keys_hash INTEGER NOT NULL,
+                  PRIMARY KEY(run_id, step)) WITHOUT ROWID;
+                """),
     ]
 
     // MARK: Queries
@@ -134,8 +151,9 @@ public final class RunStore: Sendable {
         }
     }
 
-    /// The items of a run (optionally one step), ordered by step and key. For reports and tests: the
-    /// result is in memory, so page with `limit`/`after` for large runs.
+    /// The item rows of a run (optionally one step), ordered by step and key. For reports and tests: the
+    /// result is in memory, so page with `limit`/`after` for large runs. Items that succeeded in order
+    /// without outputs (and without side effects) have no row: the step's watermark covers them.
     public func items(runID: Int64, step: String? = nil, limit: Int = Int.max, afterKey: String = "") async throws
         -> [ItemRecord]
     {
@@ -235,6 +253,22 @@ public final class RunStore: Sendable {
         for row in try db.rows(sql, values) {
             if let state = ItemState(rawValue: row[0].string ?? "") { out[state] = row[1].int }
         }
+        for (name, implicit) in try implicitSucceeded(db, runID: runID) where step == nil || name == step {
+            out[.succeeded, default: 0] += implicit
+        }
+        return out.filter { $0.value > 0 }
+    }
+
+    /// Per step, the items below its watermark that have no row: they succeeded (docs/engine.md).
+    static func implicitSucceeded(_ db: SQLiteDatabase, runID: Int64) throws -> [String: Int] {
+        var out: [String: Int] = [:]
+        let rows = try db.rows(
+            """
+            SELECT m.step, m.watermark - (SELECT count(*) FROM items i
+              WHERE i.run_id = m.run_id AND i.step = m.step AND i.item_index < m.watermark)
+            FROM step_marks m WHERE m.run_id = ?
+            """, [.integer(runID)])
+        for row in rows where row[1].int > 0 { out[row[0].string ?? "", default: 0] += row[1].int }
         return out
     }
 

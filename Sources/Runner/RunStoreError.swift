@@ -10,6 +10,9 @@ public struct RunStoreError: Error, Sendable, Equatable, CustomStringConvertible
         case noRunToRetry
         /// The checkpoint database failed.
         case database
+        /// The run was checkpointed by an older version (one row per item, no watermarks): it cannot be
+        /// resumed or retried; start it fresh.
+        case olderCheckpointFormat
     }
 
     /// The kind of failure.

@@ -33,7 +33,7 @@ public enum AESGCM {
 
     /// A keyed AES-GCM context to seal or open many messages; not for concurrent use.
     public final class Context {
-        private let cipher: AEADCipherContext
+        let cipher: AEADCipherContext
 
         /// Keys a context: AES-128 for a 16-byte key, AES-256 for a 32-byte key.
         public init(key: SecretBytes) throws {

@@ -31,7 +31,7 @@ public enum ChaChaPoly {
 
     /// A keyed ChaCha20-Poly1305 context to seal or open many messages; not for concurrent use.
     public final class Context {
-        private let cipher: AEADCipherContext
+        let cipher: AEADCipherContext
 
         /// Keys a context with a 32-byte key.
         public init(key: SecretBytes) throws {

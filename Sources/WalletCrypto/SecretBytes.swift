@@ -29,11 +29,31 @@ public struct SecretBytes: Sendable {
     public var isEmpty: Bool { storage.count == 0 }
 
     /// Copies `bytes` into a fresh secret buffer. The caller should wipe its own copy.
+    ///
+    /// Contiguous input is copied straight into the secret buffer; other sequences go through a scratch
+    /// array that this initializer owns alone, so wiping it really zeroes those bytes (wiping a shared
+    /// copy would only trigger copy-on-write and zero the duplicate).
     public init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        let array = Array(bytes)
-        storage = Storage(count: array.count)
-        for (i, byte) in array.enumerated() { storage.pointer[i] = byte }
-        var scratch = array
+        let direct: Storage? = bytes.withContiguousStorageIfAvailable { buffer in
+            let storage = Storage(count: buffer.count)
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                storage.pointer.baseAddress!.copyMemory(from: base, byteCount: buffer.count)
+            }
+            return storage
+        }
+        if let direct {
+            storage = direct
+            return
+        }
+        var scratch = [UInt8]()
+        scratch.reserveCapacity(bytes.underestimatedCount)
+        for byte in bytes { scratch.append(byte) }
+        storage = Storage(count: scratch.count)
+        scratch.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                storage.pointer.baseAddress!.copyMemory(from: base, byteCount: buffer.count)
+            }
+        }
         SecretBytes.wipe(&scratch)
     }
 

@@ -14,12 +14,24 @@ public enum WalletOps {
                 name: "core", abstract: "Create, configure and serve the OMS wallet core of a home folder.",
                 subcommands: [
                     CoreInitCommand(), CoreTrustIssuerCommand(), CoreRotateSigningKeyCommand(), CoreServeCommand(),
+                    CoreAttestationRootCommand(),
                 ]),
             LoginCommand(),
             LogoutCommand(),
             CommandGroup(
                 name: "wallet", abstract: "List, create and choose the signed-in account's wallets.",
-                subcommands: [WalletListCommand(), WalletCreateCommand(), WalletUseCommand()]),
+                subcommands: [WalletListCommand(), WalletCreateCommand(), WalletUseCommand(), WalletImportCommand()]),
+            CommandGroup(
+                name: "access",
+                abstract: "List and revoke who can act on a wallet (direct credentials, remote sessions).",
+                subcommands: [AccessListCommand(), AccessRevokeCommand()]),
+            CommandGroup(
+                name: "remote",
+                abstract: "Stage remote credentials as an app's backend would: register, authorize, spend, inspect.",
+                subcommands: [
+                    RemoteRegisterCommand(), RemoteAuthorizeCommand(), RemoteTransferCommand(), RemoteSessionsCommand(),
+                    RemoteUsageCommand(),
+                ]),
             CommandGroup(
                 name: "token", abstract: "Issue and verify wallet ID tokens (ES256 JWTs).",
                 subcommands: [TokenIssueCommand(), TokenVerifyCommand()]),

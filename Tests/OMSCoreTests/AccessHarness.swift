@@ -5,17 +5,26 @@ import WalletCrypto
 
 @testable import OMSCore
 
-/// How the access suites reach the core. Every suite takes one as its argument, so adding a case that
-/// serves the core over HTTP (`core serve`) runs them all against the server too.
+/// How the access and import suites reach the core: embedded (`InProcessTransport`), or `core serve`
+/// (`WaasHTTPServer` on a free loopback port, reached through `HTTPTransport`). Every suite takes one as its
+/// argument, so each rule runs against both.
 enum AccessTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inProcess
+    case http
 
     var testDescription: String { rawValue }
 
-    func makeCore(clock: any CoreClock = SystemClock()) throws -> CoreFixture {
+    /// The client's side of the wire to `service`. Over HTTP the transport owns the server, which serves
+    /// for as long as the transport is held.
+    func connect(_ service: WaasService) throws -> any WaasTransport {
         switch self {
-        case .inProcess: try CoreFixture(clock: clock)
+        case .inProcess: InProcessTransport(handler: service)
+        case .http: try ServedCoreTransport(service)
         }
+    }
+
+    func makeCore(clock: any CoreClock = SystemClock()) throws -> CoreFixture {
+        try CoreFixture.connected(clock: clock, connect)
     }
 }
 
@@ -41,6 +50,9 @@ struct AccessWorld {
     }
 
     var now: Int64 { core.service.now }
+
+    /// Stops the served core (over HTTP) and removes the home.
+    func remove() { core.removeServed() }
 
     /// A new Ethereum key registered as a remote credential.
     func remote(lifetime: Int = 86_400, name: String = "Backend") async throws -> WaasClient {

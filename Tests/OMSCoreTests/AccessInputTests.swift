@@ -15,7 +15,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func malformedBodiesAreInvalidRequestsThatChangeNothing(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let session = try await world.authorize(remote).sessionId
         let wallet = world.wallet.id
@@ -102,7 +102,7 @@ import WalletCrypto
     func signaturesNoncesAndCredentialsAreCheckedBeforeAnythingChanges(_ transport: AccessTransport) async throws {
         let clock = ManualClock()
         let world = try await AccessWorld.make(transport, clock: clock)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote(lifetime: 3600)
         let session = try await world.authorize(remote).sessionId
         let authorize = try WaasClient.encodeBody(
@@ -190,7 +190,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func everyMethodRefusesTamperedAndReplayedRequests(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let session = try await world.authorize(remote).sessionId
         let spare = try await world.authorize(remote).sessionId

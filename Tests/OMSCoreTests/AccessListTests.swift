@@ -10,7 +10,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func listsDirectCredentialsAndRemoteSessionsWithTheCaller(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let (second, secondAuth) = try await world.core.signIn(email: "owner@example.com")
         let remote = try await world.remote(name: "Payroll")
         let session = try await world.authorize(remote)
@@ -43,7 +43,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func pageSizesAndCursorsAreChecked(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         for _ in 0..<3 { _ = try await world.core.signIn(email: "owner@example.com") }
         let pages = try await world.listAll(limit: 1)
         #expect(pages.count == 4)
@@ -74,7 +74,7 @@ import WalletCrypto
     func expiredGrantsAreListedUntilRevokedAndRevokedOnesNever(_ transport: AccessTransport) async throws {
         let clock = ManualClock()
         let world = try await AccessWorld.make(transport, clock: clock)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let short = try await world.authorize(remote, seconds: 60)
         let long = try await world.authorize(remote, seconds: 7200)
@@ -94,7 +94,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func revokingADirectCredentialIsPermanentAndIdempotentForTheOwner(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let (second, secondAuth) = try await world.core.signIn(email: "owner@example.com")
         let target = secondAuth.credential.credentialId
         let revoke = RevokeAccessRequest(targetCredentialId: target, walletId: world.wallet.id)
@@ -123,7 +123,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func revokingTheCallersOwnCredentialEndsItsSession(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let ok = try await world.owner.call(
             .revokeAccess, RevokeAccessRequest(targetCredentialId: world.ownerId, walletId: world.wallet.id),
             as: OKResponse.self)
@@ -137,7 +137,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func aRemoteGrantIsRevokedOnlyByItsSessionId(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let other = try await world.remote()
         let first = try await world.authorize(remote)

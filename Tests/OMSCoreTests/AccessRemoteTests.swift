@@ -10,7 +10,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func aRemoteCredentialIsItsSignersAddressWithValidatedMetadata(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let key = Secp256k1.PrivateKey.generate()
         let client = WaasClient(
             transport: world.core.transport, publishableKey: world.core.publishableKey,
@@ -86,7 +86,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func revokingARemoteCredentialRetiresEverySessionBoundToIt(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let other = try await world.remote()
         try await world.authorize(remote)
@@ -124,7 +124,7 @@ import WalletCrypto
     {
         let clock = ManualClock()
         let world = try await AccessWorld.make(transport, clock: clock)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote(lifetime: 600)
         await expectRefusal(.unauthorized, "a remote credential") { try await world.authorize(remote, by: remote) }
         let (stranger, _) = try await world.core.signIn(email: "stranger@example.com")
@@ -144,7 +144,7 @@ import WalletCrypto
     func theExpiryIsCappedAtTheRemoteCredentialsAndMustBeFutureUTC(_ transport: AccessTransport) async throws {
         let clock = ManualClock()
         let world = try await AccessWorld.make(transport, clock: clock)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote(lifetime: 3600)
         let capped = try await world.authorize(remote, seconds: 7200)
         #expect(capped.expiry == RFC3339.format(world.now + 3600))
@@ -176,7 +176,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func grantsAreOneToSixteenDistinctWellFormedAllowances(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         func receiver(_ i: Int) -> String { "0x" + String(format: "%040x", i + 1) }
         let sixteen = (0..<16).map { Grant.nativeTransfer(to: receiver($0), limit: "1") }
@@ -231,7 +231,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func limitsAreCanonicalUnsignedDecimalsUpTo2To256Minus1(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let max = TokenAmount.max.decimalString
         for limit in ["0", "1", "1000000000000000", max] {
@@ -248,7 +248,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func addressesAre0xAnd40HexInAnyCase(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let lower = "0xabcdefabcdefabcdefabcdefabcdefabcdefabcd"
         for address in [
@@ -274,7 +274,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func theChainIdIsACanonicalDecimalOfAKnownNetwork(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         func authorize(chain: String) async throws {
             _ = try await world.owner.call(
@@ -294,7 +294,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func aGivenSessionIdMustExistAndIsReauthorizedInPlace(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let other = try await world.remote()
         await expectRefusal(.keyNotFound) { try await world.authorize(remote, sessionId: "ses_unknown") }
@@ -329,7 +329,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func aRemoteCredentialSeesOnlyItsOwnSessions(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let alice = try await world.remote(name: "Alice")
         let bob = try await world.remote(name: "Bob")
         let a1 = try await world.authorize(alice)

@@ -11,7 +11,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func nativeAndTokenTransfersSpendTheirAllowances(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let grants: [Grant] = [
             .nativeTransfer(to: AccessWorld.receiver, limit: "1000"),
@@ -78,7 +78,7 @@ import WalletCrypto
     func aRefusedTransferRecordsNothing(_ transport: AccessTransport) async throws {
         let clock = ManualClock()
         let world = try await AccessWorld.make(transport, clock: clock)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let session = try await world.authorize(
             remote, grants: [.nativeTransfer(to: AccessWorld.receiver, limit: "10")])
@@ -110,7 +110,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func racingTransfersNeverOverspend(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         // A second service on the same database: transfers race across connections, not only on one queue.
         let other = try WaasService.open(home: world.core.home)
         let key = Secp256k1.PrivateKey.generate()
@@ -175,7 +175,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func amountsNear2To256AreExactAndNeverWrap(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let max = TokenAmount.max
         let almost = max.subtracting(1)!
@@ -219,7 +219,7 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases)
     func anExecutedTransferIsASignedEIP1559TransactionFromTheWallet(_ transport: AccessTransport) async throws {
         let world = try await AccessWorld.make(transport)
-        defer { world.core.remove() }
+        defer { world.remove() }
         let remote = try await world.remote()
         let session = try await world.authorize(remote).sessionId
         for (nonce, value) in [(UInt64(0), "123"), (1, "456")] {

@@ -5,9 +5,12 @@ import Testing
 import WalletCrypto
 
 @Suite struct CoreFlowTests {
-    @Test func signInCreateListAndIssueAToken() async throws {
-        let core = try CoreFixture()
-        defer { core.remove() }
+    @Test(arguments: TransportKind.allCases)
+    func signInCreateListAndIssueAToken(_ kind: TransportKind) async throws {
+        try await CoreFixture.with(kind) { core in try await Self.flow(core) }
+    }
+
+    static func flow(_ core: CoreFixture) async throws {
         let (client, auth) = try await core.signIn(email: "Ops@Example.com")
         #expect(auth.credential.isCaller && auth.credential.type == .direct)
         #expect(auth.identity.iss?.hasSuffix("/dev") == true)
@@ -34,11 +37,7 @@ import WalletCrypto
         let token = try await client.call(
             .getIDToken, GetIDTokenRequest(walletId: eth.wallet.id, ttlSeconds: 300, customClaims: ["role": "member"]),
             as: GetIDTokenResponse.self)
-        let jwks = try await core.publicClient.call(.getJWKS, Empty(), as: GetJWKSResponse.self)
-        let set = JWKSet(
-            keys: try jwks.keys.map { key in
-                try JWK(jsonString: String(decoding: try WaasClient.encodeBody(key), as: UTF8.self))
-            })
+        let set = try await core.jwks()
         let jwt = try JWT.verify(
             token.idToken, keys: set,
             validation: JWT.Validation(issuer: core.service.issuer, audience: core.project.id, now: Date()))
@@ -50,11 +49,25 @@ import WalletCrypto
         #expect(jwt.claims["jti"] != nil && jwt.claims["iat"] != nil)
     }
 
-    @Test func initIsIdempotent() throws {
-        let core = try CoreFixture()
+    @Test func initIsIdempotent() async throws {
+        try await CoreFixture.with { core in
+            let again = try WaasService.initialize(home: core.home, project: "test")
+            #expect(!again.created)
+            #expect(again.project == core.project)
+            let same = try WaasService.initialize(
+                home: core.home, project: "test", publishableKey: core.project.publishableKey)
+            #expect(!same.created)
+            #expect(throws: CoreHomeError.self) {
+                try WaasService.initialize(home: core.home, project: "test", publishableKey: "pk_local_sdbx_test_other")
+            }
+        }
+    }
+
+    /// The fixture's older form (a transport made from the service, a synchronous remove) still works.
+    @Test func aFixtureTakesATransportMadeFromTheService() async throws {
+        let core = try CoreFixture(clock: SystemClock()) { InProcessTransport(handler: $0) }
         defer { core.remove() }
-        let again = try WaasService.initialize(home: core.home, project: "test")
-        #expect(!again.created)
-        #expect(again.project == core.project)
+        let status = try await core.publicClient.call(.status, Empty(), as: StatusResponse.self)
+        #expect(status.env == "development" && core.server == nil)
     }
 }

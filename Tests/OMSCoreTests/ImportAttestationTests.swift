@@ -32,10 +32,13 @@ import WalletCrypto
         #expect(try await harness.wallets().isEmpty, sourceLocation: sourceLocation)
     }
 
-    static func fresh() async throws -> ImportHarness { try await ImportHarness() }
+    static func fresh(_ transport: AccessTransport) async throws -> ImportHarness {
+        try await ImportHarness(transport)
+    }
 
-    @Test func theCoresOwnDocumentsVerify() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func theCoresOwnDocumentsVerify(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let key = Ed25519.PrivateKey.generate()
         let wallet = try await harness.client.importWallet(
@@ -47,9 +50,10 @@ import WalletCrypto
         #expect(harness.wire.count(.getRecipientKey) == 1 && harness.wire.count(.importWallet) == 1)
     }
 
-    @Test func aResignedButUnchangedDocumentVerifiesUnderItsRoot() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func aResignedButUnchangedDocumentVerifiesUnderItsRoot(_ transport: AccessTransport) async throws {
         // The forging wrapper itself is sound: every refusal below is due to the one change it makes.
-        let harness = try await Self.fresh()
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let forger = try TestEnclave()
         harness.wire.rewriteDocument { try forger.resign($0) }
@@ -59,8 +63,9 @@ import WalletCrypto
         #expect(wallet.address == key.ethereumAddress.checksummed)
     }
 
-    @Test func aMissingDocumentIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func aMissingDocumentIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.tamper([.getRecipientKey]) { _, response in
             response.message.headers.removeAll { $0.name.lowercased() == Attestation.documentHeader.lowercased() }
@@ -68,8 +73,9 @@ import WalletCrypto
         try await expectRefused(harness, "has no X-Attestation-Document")
     }
 
-    @Test func aBadSignatureIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func aBadSignatureIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.rewriteDocument([.getRecipientKey]) { header in
             var bytes = [UInt8](Data(base64Encoded: header)!)
@@ -79,29 +85,32 @@ import WalletCrypto
         try await expectRefused(harness, "invalidSignature")
     }
 
-    @Test func aChainToAnotherRootIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func aChainToAnotherRootIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         // The core's genuine document, but the client pins another root...
         let other = try TestEnclave()
         try await expectRefused(harness, verifier: harness.verifier(other.policy), "untrustedCertificate")
         // ...and a document from another chain when the client pins the core's root.
-        let second = try await Self.fresh()
+        let second = try await Self.fresh(transport)
         defer { second.remove() }
         second.wire.rewriteDocument([.getRecipientKey]) { try other.resign($0) }
         try await expectRefused(second, "untrustedCertificate")
     }
 
-    @Test func anExpiredLeafIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func anExpiredLeafIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let forger = try TestEnclave(leafNotBefore: Date() - 7_200, leafNotAfter: Date() - 3_600)
         harness.wire.rewriteDocument([.getRecipientKey]) { try forger.resign($0) }
         try await expectRefused(harness, verifier: harness.verifier(forger.policy), "untrustedCertificate")
     }
 
-    @Test func aWrongNonceIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func aWrongNonceIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let forger = try TestEnclave()
         harness.wire.rewriteDocument([.getRecipientKey]) {
@@ -110,9 +119,12 @@ import WalletCrypto
         try await expectRefused(harness, verifier: harness.verifier(forger.policy), "nonce")
     }
 
-    @Test(arguments: [-301_000, 301_000] as [Int64])
-    func aTimestampMoreThanFiveMinutesAwayIsRefused(_ shiftMillis: Int64) async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases, [-301_000, 301_000] as [Int64])
+    func aTimestampMoreThanFiveMinutesAwayIsRefused(_ transport: AccessTransport, _ shiftMillis: Int64) async throws {
+        // Time stands still: the core stamps whole seconds and the verifier reads the same clock, so on a
+        // running clock a second that ticks between signing and checking (easily, over HTTP on a loaded
+        // machine) would make +301 s look like +300 s and pass.
+        let harness = try await ImportHarness(transport, clock: ManualClock())
         defer { harness.remove() }
         let forger = try TestEnclave()
         harness.wire.rewriteDocument([.getRecipientKey]) {
@@ -121,8 +133,9 @@ import WalletCrypto
         try await expectRefused(harness, verifier: harness.verifier(forger.policy), "timestamp")
     }
 
-    @Test func aNonZeroPCR0IsRefusedInDevelopment() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func aNonZeroPCR0IsRefusedInDevelopment(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let forger = try TestEnclave()
         harness.wire.rewriteDocument([.getRecipientKey]) {
@@ -131,9 +144,11 @@ import WalletCrypto
         try await expectRefused(harness, verifier: harness.verifier(forger.policy), "PCR0 is not all zeros")
     }
 
-    @Test(arguments: [AttestationPolicy.Environment.staging, .production])
-    func aZeroPCR0IsRefusedOutsideDevelopment(_ environment: AttestationPolicy.Environment) async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases, [AttestationPolicy.Environment.staging, .production])
+    func aZeroPCR0IsRefusedOutsideDevelopment(
+        _ transport: AccessTransport, _ environment: AttestationPolicy.Environment
+    ) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         // Even with the core's root pinned and zeros listed, a debug-mode document is refused.
         let policy = AttestationPolicy(
@@ -142,10 +157,11 @@ import WalletCrypto
         try await expectRefused(harness, verifier: harness.verifier(policy), "all zeros")
     }
 
-    @Test func aPublishedPCR0PassesInProductionAndAnUnlistedOneDoesNot() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func aPublishedPCR0PassesInProductionAndAnUnlistedOneDoesNot(_ transport: AccessTransport) async throws {
         let published = [UInt8](repeating: 0xab, count: 48)
         let forger = try TestEnclave()
-        let harness = try await Self.fresh()
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.rewriteDocument { try forger.resign($0) { $0.pcrs[0] = published } }
         let accepting = AttestationPolicy(
@@ -154,7 +170,7 @@ import WalletCrypto
         _ = try await harness.client.importWallet(
             privateKey: key.secretBytes, networkFamily: .evm, verifier: harness.verifier(accepting))
 
-        let second = try await Self.fresh()
+        let second = try await Self.fresh(transport)
         defer { second.remove() }
         second.wire.rewriteDocument { try forger.resign($0) { $0.pcrs[0] = published } }
         var refusing = accepting
@@ -166,14 +182,15 @@ import WalletCrypto
                 == "641a0321a3e244efe456463195d606317ed7cdcc3c1756e09893f3c68f79bb5b")
     }
 
-    @Test func userDataOverAnotherBodyIsRefused() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func userDataOverAnotherBodyIsRefused(_ transport: AccessTransport) async throws {
         // The body changed in transit (one byte of JSON whitespace) under a genuine document...
-        let harness = try await Self.fresh()
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.tamper([.getRecipientKey]) { _, response in response.message.body.append(0x20) }
         try await expectRefused(harness, "user_data")
         // ...and a document whose user_data covers another request's body.
-        let second = try await Self.fresh()
+        let second = try await Self.fresh(transport)
         defer { second.remove() }
         let forger = try TestEnclave()
         second.wire.rewriteDocument([.getRecipientKey]) {
@@ -185,8 +202,9 @@ import WalletCrypto
         try await expectRefused(second, verifier: second.verifier(forger.policy), "user_data")
     }
 
-    @Test func anotherPublicKeyIsRefused() async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases)
+    func anotherPublicKeyIsRefused(_ transport: AccessTransport) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let forger = try TestEnclave()
         let substitute = try HPKE.KEM.p256HKDFSHA256.generateKeyPair().publicKey
@@ -196,9 +214,9 @@ import WalletCrypto
         try await expectRefused(harness, verifier: harness.verifier(forger.policy), "public_key")
     }
 
-    @Test(arguments: ["truncated", "garbage", "not base64", "empty"])
-    func malformedDocumentsAreRefused(_ kind: String) async throws {
-        let harness = try await Self.fresh()
+    @Test(arguments: AccessTransport.allCases, ["truncated", "garbage", "not base64", "empty"])
+    func malformedDocumentsAreRefused(_ transport: AccessTransport, _ kind: String) async throws {
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.rewriteDocument([.getRecipientKey]) { header in
             let bytes = [UInt8](Data(base64Encoded: header)!)
@@ -212,10 +230,11 @@ import WalletCrypto
         try await expectRefused(harness, kind == "not base64" ? "not base64" : "malformed")
     }
 
-    @Test func aBadImportReplyIsReportedAsAFailure() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func aBadImportReplyIsReportedAsAFailure(_ transport: AccessTransport) async throws {
         // The key was sent (its recipient key verified), but the ImportWallet reply does not verify:
         // the client reports the failure instead of trusting the wallet it names.
-        let harness = try await Self.fresh()
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         harness.wire.tamper([.importWallet]) { _, response in response.message.body.append(0x0a) }
         do {
@@ -229,9 +248,10 @@ import WalletCrypto
         #expect(harness.wire.count(.importWallet) == 1)
     }
 
-    @Test func theOfficialSDKsNonceHeaderIsAttested() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func theOfficialSDKsNonceHeaderIsAttested(_ transport: AccessTransport) async throws {
         // Capture 12 sends the header in lower case with an 18-byte base64 nonce.
-        let harness = try await Self.fresh()
+        let harness = try await Self.fresh(transport)
         defer { harness.remove() }
         let nonce = "XGl32Ne1d5kg7fVsf77hKYUf"
         let body = Array(#"{"purpose":"wallet-import","suite":"p256-sha256-aes256gcm"}"#.utf8)

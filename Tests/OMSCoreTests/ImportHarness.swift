@@ -6,8 +6,8 @@ import Testing
 import WalletCrypto
 
 /// A transport between client and core that records every request and may alter replies, so tests can
-/// forge attestation failures and check what the client sent. It wraps any transport (in-process today;
-/// `core serve` over HTTP later).
+/// forge attestation failures and check what the client sent. It wraps any transport (in-process, or
+/// `HTTPTransport` to `core serve`).
 final class TamperingTransport: WaasTransport {
     typealias Tamper = @Sendable (WaasHTTPRequest, inout WaasHTTPResponse) throws -> Void
     let inner: any WaasTransport
@@ -62,12 +62,17 @@ struct ImportHarness {
     let client: WaasClient
     let root: X509Certificate
 
-    /// - Parameter inner: how requests reach the core (in-process by default).
-    init(
-        clock: any CoreClock = SystemClock(),
-        inner: @escaping (WaasService) -> any WaasTransport = { InProcessTransport(handler: $0) }
-    ) async throws {
-        core = try CoreFixture(clock: clock) { TamperingTransport(inner: inner($0)) }
+    /// - Parameter transport: how requests reach the core: embedded, or `core serve` over HTTP (the wire
+    ///   then sits between the client and `HTTPTransport`, so tampering happens after the server replied).
+    init(_ transport: AccessTransport = .inProcess, clock: any CoreClock = SystemClock()) async throws {
+        try await self.init(clock: clock, inner: transport.connect)
+    }
+
+    /// - Parameter inner: how requests reach the core.
+    init(clock: any CoreClock = SystemClock(), inner: @escaping (WaasService) throws -> any WaasTransport)
+        async throws
+    {
+        core = try CoreFixture.connected(clock: clock) { TamperingTransport(inner: try inner($0)) }
         wire = core.transport as! TamperingTransport
         (client, _) = try await core.signIn()
         root = try await core.service.attestationRoot()
@@ -112,7 +117,8 @@ struct ImportHarness {
                 ciphertext: CanonicalBase64.encode(ciphertext)))
     }
 
-    func remove() { core.remove() }
+    /// Stops the served core (over HTTP) and removes the home.
+    func remove() { core.removeServed() }
 }
 
 /// Expects `body` to fail with a service error of `code`.

@@ -8,7 +8,9 @@ import WalletCrypto
 /// Keys made by independent libraries (eth-account, solders) import to the addresses those libraries
 /// compute, and none of them is left in plaintext anywhere in the core's home.
 @Suite struct ImportOracleTests {
-    static let perFamily = 200
+    /// Keys per family: 200 in process; over HTTP 40, since the addresses are the same computation and the
+    /// wire only adds each request's cost (the full count would double the slowest import test).
+    static func perFamily(_ transport: AccessTransport) -> Int { transport == .inProcess ? 200 : 40 }
 
     /// Prints `evm|solana <key hex> <address>` lines: half the keys in each family in a second form
     /// (Ethereum as 0x text, Solana as the 64-byte keypair).
@@ -27,12 +29,14 @@ import WalletCrypto
             print("solana", material.hex(), str(pair.pubkey()))
         """
 
-    @Test func oracleKeysImportToTheOracleAddresses() async throws {
-        let output = try PythonOracle.run(Self.script, arguments: [String(Self.perFamily)])
+    @Test(arguments: AccessTransport.allCases)
+    func oracleKeysImportToTheOracleAddresses(_ transport: AccessTransport) async throws {
+        let perFamily = Self.perFamily(transport)
+        let output = try PythonOracle.run(Self.script, arguments: [String(perFamily)])
         let lines = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        let harness = try await ImportHarness()
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
-        var tally = VectorTally("import oracle (eth-account, solders)")
+        var tally = VectorTally("import oracle (eth-account, solders) [\(transport)]")
         var secrets: [[UInt8]] = []
         var items: [(index: Int, family: NetworkFamily, material: [UInt8], address: String)] = []
         for (index, fields) in lines.enumerated() {
@@ -78,15 +82,15 @@ import WalletCrypto
         }
         #expect(try await harness.wallets().count == items.count)
         tally.report()
-        #expect(tally.ran == 2 * Self.perFamily)
-        #expect(lines.filter { $0.first == "solana" }.count == Self.perFamily)
+        #expect(tally.ran == 2 * perFamily)
+        #expect(lines.filter { $0.first == "solana" }.count == perFamily)
 
         let scan = SecretScan(secrets)
-        #expect(scan.count == 2 * Self.perFamily)
+        #expect(scan.count == 2 * perFamily)
         let findings = try scan.findings(under: harness.core.home.url)
         #expect(findings.isEmpty, "plaintext keys in the home: \(findings.prefix(5))")
         // The scan does find what it looks for.
-        let planted = Array("x\(Base16.encode(secrets[7]).uppercased())".utf8) + secrets[300]
+        let planted = Array("x\(Base16.encode(secrets[7]).uppercased())".utf8) + secrets[perFamily + 7]
         #expect(scan.findings(in: planted) == [1, 65])
     }
 }

@@ -6,8 +6,9 @@ import WalletCrypto
 
 /// A recipient key lives 5 minutes, serves one import, and only for the credential that asked for it.
 @Suite struct ImportRecipientKeyTests {
-    @Test func anotherCredentialGetsKeyNotFound() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func anotherCredentialGetsKeyNotFound(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let (keyId, publicKey) = try await harness.client.recipientKey(verifier: harness.verifier)
         let key = Secp256k1.PrivateKey.generate()
@@ -26,9 +27,10 @@ import WalletCrypto
         #expect(wallet.address == key.ethereumAddress.checksummed)
     }
 
-    @Test func anExpiredKeyGetsKeyExpired() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func anExpiredKeyGetsKeyExpired(_ transport: AccessTransport) async throws {
         let clock = ManualClock()
-        let harness = try await ImportHarness(clock: clock)
+        let harness = try await ImportHarness(transport, clock: clock)
         defer { harness.remove() }
         let (keyId, publicKey) = try await harness.client.recipientKey(
             suite: .x25519SHA256AES256GCM, verifier: harness.verifier)
@@ -50,8 +52,9 @@ import WalletCrypto
         #expect(try await harness.wallets().isEmpty)
     }
 
-    @Test func aKeyServesOneImport() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func aKeyServesOneImport(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let (keyId, publicKey) = try await harness.client.recipientKey(
             suite: .x25519SHA256ChaCha20Poly1305, verifier: harness.verifier)
@@ -70,8 +73,9 @@ import WalletCrypto
         #expect(try await harness.wallets().map(\.address) == [first.ethereumAddress.checksummed])
     }
 
-    @Test func anUnknownKeyIdGetsKeyNotFound() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func anUnknownKeyIdGetsKeyNotFound(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let (_, publicKey) = try await harness.client.recipientKey(verifier: harness.verifier)
         let request = try harness.sealedRequest(

@@ -41,9 +41,9 @@ import WalletCrypto
         ]
     }
 
-    @Test(arguments: ImportSuite.allCases)
-    func importsEveryKeyFormWithThisSuite(_ suite: ImportSuite) async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases, ImportSuite.allCases)
+    func importsEveryKeyFormWithThisSuite(_ transport: AccessTransport, _ suite: ImportSuite) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         var imported: [String] = []
         var secrets: [[UInt8]] = []
@@ -67,10 +67,11 @@ import WalletCrypto
         #expect(try scan.findings(under: harness.core.home.url).isEmpty)
     }
 
-    @Test func everySolanaAndEthereumFormImportsToTheSameAddress() async throws {
+    @Test(arguments: AccessTransport.allCases)
+    func everySolanaAndEthereumFormImportsToTheSameAddress(_ transport: AccessTransport) async throws {
         var checked = 0
         for form in Self.keyForms() {
-            let harness = try await ImportHarness()
+            let harness = try await ImportHarness(transport)
             defer { harness.remove() }
             let wallet = try await harness.client.importWallet(
                 privateKey: form.plaintext, networkFamily: form.family, verifier: harness.verifier)
@@ -80,8 +81,9 @@ import WalletCrypto
         #expect(checked == 5)
     }
 
-    @Test func duplicateImportIsRefusedAndChangesNothing() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func duplicateImportIsRefusedAndChangesNothing(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let key = Secp256k1.PrivateKey.generate()
         let first = try await harness.client.importWallet(
@@ -109,8 +111,9 @@ import WalletCrypto
         #expect(wallet.address == other.ethereumAddress.checksummed)
     }
 
-    @Test func invalidKeysAreRefusedWithoutEchoingThem() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func invalidKeysAreRefusedWithoutEchoingThem(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let order = Secp256k1.curveOrder
         var orderMinusOne = order
@@ -147,8 +150,9 @@ import WalletCrypto
         #expect(top.address == (try Secp256k1.PrivateKey(SecretBytes(orderMinusOne))).ethereumAddress.checksummed)
     }
 
-    @Test func aSealedKeyCannotBeReplayedIntoAnotherTypeOrReference() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func aSealedKeyCannotBeReplayedIntoAnotherTypeOrReference(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let key = Ed25519.PrivateKey.generate()
         let (keyId, publicKey) = try await harness.client.recipientKey(verifier: harness.verifier)
@@ -185,8 +189,9 @@ import WalletCrypto
         #expect(wallet.address == key.solanaAddress && wallet.reference == "a")
     }
 
-    @Test func malformedRequestsAreInvalid() async throws {
-        let harness = try await ImportHarness()
+    @Test(arguments: AccessTransport.allCases)
+    func malformedRequestsAreInvalid(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         await expectWaasError(.invalidRequest) {
             _ = try await harness.client.call(

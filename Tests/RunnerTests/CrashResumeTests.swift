@@ -22,9 +22,12 @@ import Testing
         let dir = ProcessInfo.processInfo.environment[Self.childVariable]!
         let append = AppendAction(path: dir + "/effects.txt")
         let slow = ClosureAction(sideEffecting: true) { item, context in
-            // Slow enough (about 10 s for the whole run) that the parent, polling under the load of a full
-            // parallel test run, always catches the child mid-run.
-            try await Task.sleep(for: .milliseconds(2))
+            // Items past three quarters of the run never finish: the child is always still running when the
+            // parent, however starved by a parallel test run, gets round to killing it.
+            if let index = item.fields["n"].flatMap({ Int($0) }), index >= Self.itemCount * 3 / 4 {
+                try await Task.sleep(for: .seconds(3600))
+            }
+            try await Task.sleep(for: .microseconds(200))
             return try await append.run(item, context: context)
         }
         let store = try RunStore(path: dir + "/runs.sqlite")
@@ -42,14 +45,20 @@ import Testing
         child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: dir.url.path]) { _, new in
             new
         }
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
+        // The child's output goes to a file, shown if it ends on its own instead of being killed.
+        _ = FileManager.default.createFile(atPath: dir.path("child.log"), contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.path("child.log")))
+        child.standardOutput = log
+        child.standardError = log
         try child.run()
         func lineCount() -> Int {
             (try? Data(contentsOf: URL(fileURLWithPath: effects)))?.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } ?? 0
         }
         try await waitUntil(timeout: 120) { lineCount() >= 3000 || !child.isRunning }
-        #expect(child.isRunning, "the child ended before it could be killed")
+        #expect(
+            child.isRunning,
+            "the child ended before it could be killed: \((try? String(contentsOfFile: dir.path("child.log"), encoding: .utf8))?.suffix(2000) ?? "")"
+        )
         kill(child.processIdentifier, SIGKILL)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)

@@ -144,7 +144,8 @@ func deadPID() throws -> Int32 {
         try await old.write(
             (0..<10).map {
                 RunHandle.Update(
-                    step: "append", key: "item-\($0)", state: .started, attempts: 1, errorClass: nil, message: nil,
+                    step: "append", key: "item-\($0)", index: $0, state: .started, attempts: 1, errorClass: nil,
+                    message: nil,
                     resultJSON: nil, idempotencyKey: "k\($0)")
             })
         try Data((0..<5).map { "item-\($0)\n" }.joined().utf8).write(to: URL(fileURLWithPath: file))
@@ -184,7 +185,8 @@ func deadPID() throws -> Int32 {
         let old = try await crashed.openRun(identity)
         try await old.write([
             RunHandle.Update(
-                step: "s", key: "item-0", state: .started, attempts: 1, errorClass: nil, message: nil, resultJSON: nil,
+                step: "s", key: "item-0", index: 0, state: .started, attempts: 1, errorClass: nil, message: nil,
+                resultJSON: nil,
                 idempotencyKey: "k")
         ])
         let answer = Mutex<ProbeOutcome>(.unknown)

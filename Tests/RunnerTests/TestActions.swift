@@ -72,8 +72,10 @@ func numberedItems(_ count: Int, prefix: String = "item") -> ItemSource {
     .generated(count: count) { WorkItem(key: "\(prefix)-\($0)", fields: ["n": String($0)]) }
 }
 
-/// Waits (really, briefly) until `condition` holds; for tests that drive a ManualClock.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) async throws {
+/// Waits (really, briefly) until `condition` holds; for tests that drive a ManualClock. The state is one
+/// the engine reaches on its own; the timeout is only a safety net, generous because a
+/// shared CI machine running the whole suite in parallel can stall a test for tens of seconds.
+func waitUntil(timeout: Double = 120, _ condition: () -> Bool) async throws {
     let start = Date()
     while !condition() {
         if Date().timeIntervalSince(start) > timeout { throw TimeoutReached() }

@@ -29,3 +29,16 @@ import WalletCrypto
         #expect(bytes == [0, 0, 0])
     }
 }
+
+@Suite struct SecretBytesCopyTests {
+    @Test func copiesContiguousAndLazyInputAlike() {
+        let array: [UInt8] = [1, 2, 3, 4, 5]
+        let fromArray = SecretBytes(array)
+        let fromSlice = SecretBytes(array[1...3])
+        let fromLazy = SecretBytes(array.lazy.map { $0 })
+        #expect(fromArray.unsafeCopy() == array)
+        #expect(fromSlice.unsafeCopy() == [2, 3, 4])
+        #expect(fromLazy == fromArray)
+        #expect(SecretBytes([UInt8]()).isEmpty)
+    }
+}

@@ -18,8 +18,8 @@ import Testing
         #expect(result.status == 64)
         #expect(
             result.standardError == """
-                Error: missing subcommand; expected one of: core, login, logout, wallet, token, jwks, crypto, version, \
-                run, validate, plan, runs, status, failures, retry, prune, due, help
+                Error: missing subcommand; expected one of: core, login, logout, wallet, access, remote, token, jwks, \
+                crypto, version, run, validate, plan, runs, status, failures, retry, prune, due, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 

@@ -36,6 +36,7 @@ public final class WaasHTTPServer: Sendable {
         var stopTask: Task<Void, Never>?
         var stopped = false
         var hurry = false
+        var draining = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -124,11 +125,26 @@ public final class WaasHTTPServer: Sendable {
         let task = lifecycle.withLock { state -> Task<Void, Never> in
             if let running = state.stopTask { return running }
             let daemon = state.daemon
+            // Refuse new connections now, before any task is scheduled: a busy cooperative pool must not
+            // delay the moment the server stops accepting.
+            if let daemon { quiesce(daemon) }
+            state.draining = true
             let task = Task { await self.performStop(daemon, grace: grace) }
             state.stopTask = task
             return task
         }
         await task.value
+    }
+
+    /// Whether a stop has begun: new connections are refused from then on.
+    public var isDraining: Bool { lifecycle.withLock { $0.draining } }
+
+    private func quiesce(_ daemon: Daemon) {
+        // The listen socket leaves the daemon; closing it makes new connections fail at once instead of
+        // waiting in the backlog.
+        let listening = MHD_quiesce_daemon(daemon.pointer)
+        if listening >= 0 { close(listening) }
+        engine.beginDraining()
     }
 
     /// Cuts the grace period short when a stop is already in progress (a second signal).
@@ -159,11 +175,6 @@ public final class WaasHTTPServer: Sendable {
 
     private func performStop(_ daemon: Daemon?, grace: Duration) async {
         if let daemon {
-            // Stop accepting: the listen socket leaves the daemon, and closing it makes new connections
-            // fail at once instead of waiting in the backlog.
-            let listening = MHD_quiesce_daemon(daemon.pointer)
-            if listening >= 0 { close(listening) }
-            engine.beginDraining()
             await waitForInFlight(upTo: grace)
             // Answer the handlers still running with 503, and give those replies a moment to leave
             // before the connections are closed.

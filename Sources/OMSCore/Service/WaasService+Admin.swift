@@ -32,22 +32,40 @@ extension WaasService {
 
     /// Creates (or finds) a home with its KEK, database, ID-token signing key, attestation chain, development
     /// issuer and a project with a `pk_local_sdbx_<project>_<key>` publishable key. Running it again changes nothing.
+    ///
+    /// - Parameter publishableKey: the project's key instead of a random one (to replay requests captured
+    ///   against a known key); its project segment must be `project`.
     public static func initialize(
-        home: CoreHome, project name: String = "local", issuer: String? = nil, clock: any CoreClock = SystemClock()
+        home: CoreHome, project name: String = "local", issuer: String? = nil, publishableKey: String? = nil,
+        clock: any CoreClock = SystemClock()
     ) throws -> InitResult {
         guard !name.isEmpty, name.count <= 32, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }) else {
             throw CoreHomeError("project name must be 1-32 lowercase letters or digits, got '\(name)'")
         }
+        let chosenKey = try publishableKey.map { text in
+            guard let key = try? PublishableKey(text), key.project == name else {
+                throw CoreHomeError(
+                    "the publishable key must have the form pk_[local_|dev_|stg_]{sdbx|live}_\(name)_<key>")
+            }
+            return key
+        }
         try home.create()
         let custody = try KeyCustody.load(home: home, create: true)
+        // Create the database 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
+        // database's mode, and creating them under a 022 umask would leave them readable by others.
+        if !FileManager.default.fileExists(atPath: home.databaseURL.path) {
+            _ = FileManager.default.createFile(
+                atPath: home.databaseURL.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         let store = try CoreStore(url: home.databaseURL)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: home.databaseURL.path)
         let now = clock.now()
         var attestationRoot: X509Certificate?
         defer {
-            // Public: what development clients pin (docs/import.md), readable without opening the core.
+            // What development clients pin (docs/import.md), readable without opening the core. It is
+            // public, but the home's rule is simple: nothing in it is readable by other users (0600).
             if let attestationRoot {
-                try? Data(attestationRoot.pemEncoded.utf8).write(to: home.attestationRootURL, options: .atomic)
+                try? CoreHome.writePrivateFile(Array(attestationRoot.pemEncoded.utf8), to: home.attestationRootURL)
             }
         }
         return try store.sync { db in
@@ -62,10 +80,15 @@ extension WaasService {
             // The development enclave's attestation chain (root, intermediate, 24-hour leaf).
             attestationRoot = try DevEnclave.ensureChain(db, custody: custody, now: now).root
             if let existing = try db.project(name: name) {
+                if let chosenKey, chosenKey.rawValue != existing.publishableKey {
+                    throw CoreHomeError("project \(name) already exists with another publishable key")
+                }
                 return InitResult(project: existing, issuer: issuerURL, created: false)
             }
-            let key = Base58.encode(SecretBytes.random(count: 16).unsafeCopy())
-            let publishable = try PublishableKey.localSandbox(project: name, key: key)
+            let publishable =
+                try chosenKey
+                ?? PublishableKey.localSandbox(
+                    project: name, key: Base58.encode(SecretBytes.random(count: 16).unsafeCopy()))
             let project = ProjectRecord(
                 id: publishable.projectId, name: name, publishableKey: publishable.rawValue, environment: .development)
             try db.execute(

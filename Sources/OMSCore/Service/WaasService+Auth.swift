@@ -81,10 +81,8 @@ extension WaasService {
         guard Self.lifetimeRange.contains(lifetime) else {
             throw WaasError(.invalidRequest, "lifetime must be 1...2592000 seconds, got \(lifetime)")
         }
-        guard header.algorithm == .p256 else {
-            throw WaasError(.invalidRequest, "a sign-in credential signs with ecdsa-p256-sha256")
-        }
         // Verify an OIDC token before the transaction: its signature check is CPU work.
+        // Either algorithm may sign in: the official SDK's Ethereum-key signer does (wire-samples 17-19).
         let verifier = try await store.read { db in try db.verifier(request.verifier, project: call.project.id) }
         guard let verifier else { throw WaasError(.authVerifierNotFound, "no verifier \(request.verifier)") }
         let identity: (issuer: String, subject: String, email: String?)? =

@@ -1,6 +1,7 @@
 import Foundation
 import OMSProtocol
 import SQLiteKit
+import Synchronization
 import WalletCrypto
 
 /// The WaaS service: authenticates each request and runs its method, answering with the OMS wire format.
@@ -21,6 +22,9 @@ public final class WaasService: WaasRequestHandler {
     public let maxBodyBytes: Int
     /// Clock skew allowed when checking expiries (OMS-REFERENCE "Our decisions").
     let leeway: Int64 = 60
+    /// Projects by publishable key: every request names one, and projects are only added by `initialize`
+    /// (a separate process), never changed, so a key found once is kept instead of read per request.
+    private let projectsByKey = Mutex<[String: ProjectRecord]>([:])
 
     init(home: CoreHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
     {
@@ -58,9 +62,15 @@ public final class WaasService: WaasRequestHandler {
             } catch {
                 throw WaasError(.invalidRequest, "body is not JSON")
             }
+            // Every request is a JSON object; a body-less request type (`Empty`) would otherwise accept any JSON.
+            guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
+                throw WaasError(.invalidRequest, "body: expected a JSON object")
+            }
             return try WaasClient.encodeBody(try await body(service, call, request))
         }
     }
+
+    static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
 
     /// Every method the core serves: one table per feature file, keyed by path.
     static let methods: [String: Method] = [
@@ -105,9 +115,7 @@ public final class WaasService: WaasRequestHandler {
         guard let apiKey = request.header("Api-Key"), !apiKey.isEmpty else {
             throw WaasError(.unauthorized, "missing Api-Key header")
         }
-        guard let project = try await store.read({ try $0.project(publishableKey: apiKey) }) else {
-            throw WaasError(.unauthorized, "unknown publishable key")
-        }
+        let project = try await project(publishableKey: apiKey)
         var call = Call(project: project, signature: nil, now: clock.now())
         if method.isProtected {
             guard let text = request.header(SignatureHeader.name) else {
@@ -120,9 +128,35 @@ public final class WaasService: WaasRequestHandler {
             let preimage = RequestPreimage.bytes(
                 path: method.path, nonce: header.nonce, scope: header.scope, body: request.body)
             try RequestVerifier.verify(header, preimage: preimage)
-            call.signature = header
+            call.signature = Self.canonical(header)
         }
         return try await run(self, call, request.body)
+    }
+
+    /// The project of a publishable key, from the cache or the store; an unknown key is Unauthorized.
+    private func project(publishableKey key: String) async throws -> ProjectRecord {
+        if let cached = projectsByKey.withLock({ $0[key] }) { return cached }
+        guard let project = try await store.read({ try $0.project(publishableKey: key) }) else {
+            throw WaasError(.unauthorized, "unknown publishable key")
+        }
+        projectsByKey.withLock { $0[key] = project }
+        return project
+    }
+
+    /// One spelling per credential: the signature does not cover the header, so a `cred` whose hex case
+    /// was changed would otherwise be a fresh nonce counter for the same key (a replay). P-256 keys are
+    /// lowercase hex, Ethereum addresses EIP-55, as the official SDK sends them.
+    static func canonical(_ header: SignatureHeader) -> SignatureHeader {
+        var header = header
+        switch header.algorithm {
+        case .p256: header.credential = header.credential.lowercased()
+        case .secp256k1EIP191:
+            if let address = try? EthereumAddress(header.credential, strict: false) {
+                header.credential = address.checksummed
+            }
+        case .unknown: break
+        }
+        return header
     }
 
     // MARK: Authentication inside a method's transaction

@@ -3,7 +3,7 @@ import SQLiteKit
 extension CoreSchema {
     /// Import (issue 5): HPKE recipient keys and the development enclave's attestation chain.
     static let importMigration = SQLiteDatabase.Migration(
-        "2: import recipient keys, attestation chain",
+        "3: import recipient keys, attestation chain",
         sql: """
             CREATE TABLE recipient_keys (
                 id TEXT PRIMARY KEY,                 -- rk_<random>, the keyId of the wire

@@ -90,7 +90,6 @@ enum CoreSchema {
                 );
                 """),
         accessMigration,
-        // Merged after access: on a database at version 2 (access) this runs as 3.
         importMigration,
     ]
 }

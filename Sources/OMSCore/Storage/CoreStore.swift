@@ -1,11 +1,34 @@
 import Foundation
 import OMSProtocol
 import SQLiteKit
+import Synchronization
 
 /// The core's database: one writer connection on its own serial queue (SQLite calls never run on the
 /// cooperative pool), WAL mode, `synchronous=FULL` so an acknowledged change survives power loss.
+///
+/// Writes are group-committed: each runs in its own savepoint, and the writes waiting when the queue
+/// frees up share one transaction and so one fsync. Every protected request writes (its nonce), and
+/// an fsync costs milliseconds, so without this the core answered no faster than the disk syncs. A write
+/// is answered only after the commit that holds it; a failed write rolls back its savepoint alone.
 public final class CoreStore: Sendable {
     let queue: DatabaseQueue
+    /// Runs the group commits, blocking on `queue` off the cooperative pool.
+    private let flusher = DispatchQueue(label: "walletops.core.flush")
+    private let pending = Mutex(PendingWrites())
+
+    private struct PendingWrites {
+        var writes: [PendingWrite] = []
+        var flushing = false
+    }
+
+    /// A write waiting for its batch.
+    private struct PendingWrite: Sendable {
+        /// Runs the body in the batch's transaction; returns how to answer once the batch committed
+        /// (nil) or failed to (the error).
+        var run: @Sendable (SQLiteDatabase) -> @Sendable ((any Error)?) -> Void
+        /// Answers without running, when the batch could not begin.
+        var fail: @Sendable (any Error) -> Void
+    }
 
     public init(url: URL) throws {
         var configuration = SQLiteDatabase.Configuration.default
@@ -13,9 +36,87 @@ public final class CoreStore: Sendable {
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
     }
 
-    /// Runs `body` in one immediate transaction: every change a request makes commits together or not at all.
+    /// Runs `body` atomically: every change a request makes commits together or not at all, and is
+    /// durable when this returns.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
-        try await queue.write(body)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let write = PendingWrite(
+                run: { db in
+                    let result = Result { () throws -> T in
+                        try db.execute("SAVEPOINT request")
+                        do {
+                            let value = try body(db)
+                            try db.execute("RELEASE request")
+                            return value
+                        } catch {
+                            if db.isInTransaction {
+                                try? db.execute("ROLLBACK TO request")
+                                try? db.execute("RELEASE request")
+                            }
+                            throw error
+                        }
+                    }
+                    return { commitError in
+                        if let commitError, case .success = result {
+                            continuation.resume(throwing: commitError)
+                        } else {
+                            continuation.resume(with: result)
+                        }
+                    }
+                },
+                fail: { error in continuation.resume(throwing: error) })
+            let start = pending.withLock { state -> Bool in
+                state.writes.append(write)
+                defer { state.flushing = true }
+                return !state.flushing
+            }
+            if start { flusher.async { self.flush() } }
+        }
+    }
+
+    /// Commits batches until no write is waiting.
+    private func flush() {
+        while true {
+            let writes = pending.withLock { state -> [PendingWrite] in
+                defer { state.writes = [] }
+                if state.writes.isEmpty { state.flushing = false }
+                return state.writes
+            }
+            if writes.isEmpty { return }
+            let answers = queue.sync { db in Self.commit(writes, db) }
+            for answer in answers { answer() }
+        }
+    }
+
+    /// One transaction for `writes`; returns their answers, to give after the commit.
+    private static func commit(_ writes: [PendingWrite], _ db: SQLiteDatabase) -> [@Sendable () -> Void] {
+        do {
+            try db.execute("BEGIN IMMEDIATE")
+        } catch {
+            return writes.map { write in { write.fail(error) } }
+        }
+        var answers: [@Sendable ((any Error)?) -> Void] = []
+        var failure: (any Error)?
+        for (index, write) in writes.enumerated() {
+            answers.append(write.run(db))
+            // SQLite rolls the whole transaction back on some errors (I/O, full disk): nothing of the
+            // batch is left to commit, and the writes not yet run must not run outside a transaction.
+            if !db.isInTransaction {
+                let error = SQLiteError(code: 1, message: "the transaction was rolled back")
+                failure = error
+                for rest in writes[(index + 1)...] { answers.append { _ in rest.fail(error) } }
+                break
+            }
+        }
+        if failure == nil {
+            do {
+                try db.execute("COMMIT")
+            } catch {
+                failure = error
+                if db.isInTransaction { try? db.execute("ROLLBACK") }
+            }
+        }
+        return answers.map { answer in { [failure] in answer(failure) } }
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
@@ -64,19 +165,20 @@ extension SQLiteDatabase {
             environment: CoreEnvironment(rawValue: row[3].text ?? "") ?? .development)
     }
 
-    /// Records `nonce` for `credential`, refusing one that is not above the last one seen.
+    /// Records `nonce` for `credential`, refusing one that is not above the last one seen. One statement
+    /// on the accepted path (every protected request takes it); the refusal reads the last nonce.
     func advanceNonce(credential: String, to nonce: UInt64) throws {
         guard nonce > 0, nonce <= UInt64(Int64.max) else {
             throw WaasError(.preconditionFailed, "nonce must be a positive 63-bit integer")
         }
-        let last = try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)])
-        if let last, UInt64(last) >= nonce {
+        try execute(
+            "INSERT INTO nonces(credential, last_nonce) VALUES (?, ?) ON CONFLICT(credential) DO UPDATE "
+                + "SET last_nonce = excluded.last_nonce WHERE excluded.last_nonce > nonces.last_nonce",
+            [.text(credential), .integer(Int64(nonce))])
+        guard changes == 1 else {
+            let last = try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)]) ?? 0
             throw WaasError(.preconditionFailed, "nonce \(nonce) is not above the last one used (\(last))")
         }
-        try execute(
-            "INSERT INTO nonces(credential, last_nonce) VALUES (?, ?) "
-                + "ON CONFLICT(credential) DO UPDATE SET last_nonce = excluded.last_nonce",
-            [.text(credential), .integer(Int64(nonce))])
     }
 
     func credential(_ id: String, project: String) throws -> CredentialRecord? {

@@ -34,7 +34,7 @@ final class TokenIssuer: Sendable {
     func activeKey(_ db: SQLiteDatabase) throws -> (kid: String, key: P256.Signing.PrivateKey) {
         guard
             let row = try db.rows(
-                "SELECT kid, sealed_key FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1"
+                "SELECT kid, sealed_key FROM signing_keys WHERE retired_at IS NULL ORDER BY rowid DESC LIMIT 1"
             ).first, let kid = row[0].text, let sealed = row[1].bytes
         else { throw WaasError(.internalCrypto, "no active ID-token signing key: run 'walletops core init'") }
         if let key = openedKeys.withLock({ $0[kid] }) { return (kid, key) }
@@ -46,8 +46,8 @@ final class TokenIssuer: Sendable {
     /// The published keys: the active one first, then the one it replaced.
     func jwks(_ db: SQLiteDatabase) throws -> [JWKSKey] {
         let rows = try db.rows(
-            "SELECT public_jwk FROM signing_keys ORDER BY retired_at IS NOT NULL, retired_at DESC, created_at DESC LIMIT 2"
-        )
+            // Insertion order, not times: two rotations within one second have equal timestamps.
+            "SELECT public_jwk FROM signing_keys ORDER BY retired_at IS NOT NULL, rowid DESC LIMIT 2")
         return try rows.compactMap { row in
             guard let text = row[0].text else { return nil }
             let jwk = try JWK(jsonString: text)

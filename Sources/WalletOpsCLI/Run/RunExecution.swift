@@ -140,7 +140,7 @@ struct RunExecution {
                 "Error: \(error.message)\nRe-run with --accept-changes to continue that run with the changes, "
                     + "or with --fresh to start a new run.")
             return ExitCode.aborted.rawValue
-        case .noRunToRetry:
+        case .noRunToRetry, .olderCheckpointFormat:
             context.standardError.writeLine("Error: \(error.message)")
             return ExitCode.failure.rawValue
         case .database:

@@ -5,6 +5,7 @@ import Foundation
 ///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
 ///     walletops-bench engine [--peer FILE]     checkpointed noop items beside the Python peer
 ///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s")
+///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -22,14 +23,20 @@ func readFloor(_ arguments: [String]) -> [String: Double] {
 do {
     switch arguments.first ?? "crypto" {
     case "crypto":
-        print("## Crypto primitives (median of 7 rounds; same libraries from C in the same run)\n")
+        print("## Crypto primitives (fastest of 15 rounds; the same libraries from C in the same run)\n")
         print(try CryptoBench.run(floor: readFloor(arguments)))
     case "engine":
         print("## Engine: checkpointed noop items (release build; Python peer in the same run)\n")
         print(try await EngineBench.run(peer: EngineBench.readPeer(arguments)))
+    case "core":
+        let total = arguments.firstIndex(of: "--requests").flatMap { arguments.dropFirst($0 + 1).first }.flatMap {
+            Int($0)
+        }
+        print("## Core requests per second (8 concurrent clients; floor = the crypto each request needs)\n")
+        print(try await CoreBench.run(total: total ?? 2_000))
     default:
         FileHandle.standardError.write(
-            Data("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE]\n".utf8))
+            Data("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]\n".utf8))
         exit(64)
     }
 } catch {

@@ -1,0 +1,28 @@
+// Concrete-type entry points for the hot path. The generic `some ContiguousBytes` methods are not
+// specialized across modules, so a caller in another module pays for protocol dispatch on every small
+// message; with byte arrays, overload resolution picks these, and they call the generic code
+// specialized here, inside the module.
+
+extension AESGCM.Context {
+    /// Encrypts and authenticates; returns `ciphertext || tag`.
+    public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+        try cipher.seal(plaintext, nonce: nonce, aad: aad)
+    }
+
+    /// Checks and decrypts `ciphertext || tag`.
+    public func open(_ sealed: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+        try cipher.open(sealed, nonce: nonce, aad: aad)
+    }
+}
+
+extension ChaChaPoly.Context {
+    /// Encrypts and authenticates; returns `ciphertext || tag`.
+    public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+        try cipher.seal(plaintext, nonce: nonce, aad: aad)
+    }
+
+    /// Checks and decrypts `ciphertext || tag`.
+    public func open(_ sealed: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+        try cipher.open(sealed, nonce: nonce, aad: aad)
+    }
+}

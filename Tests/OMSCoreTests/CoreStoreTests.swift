@@ -1,0 +1,51 @@
+import Foundation
+import SQLiteKit
+import Testing
+
+@testable import OMSCore
+
+/// The store's group commit: concurrent writes share transactions, yet each stands or falls alone.
+@Suite struct CoreStoreTests {
+    struct Refused: Error {}
+
+    @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
+        let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    do {
+                        try await store.write { db in
+                            try db.execute(
+                                "INSERT INTO settings(key, value) VALUES (?, ?)", [.text("k\(index)"), .text("v")])
+                            // Every third write fails after changing the table; a duplicate key fails in SQLite.
+                            if index % 3 == 0 { throw Refused() }
+                            if index % 5 == 0 {
+                                try db.execute(
+                                    "INSERT INTO settings(key, value) VALUES (?, ?)", [.text("k\(index)"), .text("w")])
+                            }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        let expected = Dictionary(uniqueKeysWithValues: (0..<64).map { ($0, $0 % 3 != 0 && $0 % 5 != 0) })
+        #expect(outcomes == expected)
+        let stored = try await store.read { db in
+            try db.rows("SELECT key FROM settings ORDER BY key").compactMap { row -> String? in
+                if case .text(let key) = row[0] { return key }
+                return nil
+            }
+        }
+        #expect(Set(stored) == Set(expected.filter(\.value).keys.map { "k\($0)" }))
+        // A write after the batches still works, and reads see it.
+        try await store.write { db in try db.setSetting("after", "1") }
+        #expect(try await store.read { db in try db.setting("after") } == "1")
+    }
+}
