@@ -20,7 +20,7 @@ test: bootstrap format-check
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test $(SWIFT_FLAGS)
 
-## make demo: the main job on the embedded core.
+## make demo: a fresh demo home, sign in, seed-demo, the four jobs on the example inputs (docs/jobs.md).
 demo: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
 	scripts/demo.sh

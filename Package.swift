@@ -44,7 +44,8 @@ let package = Package(
         // The task-graph engine and its checkpoint store.
         .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit"]),
         // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
-        .target(name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "Runner", "Playbook"]),
+        .target(
+            name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook"]),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",
@@ -68,7 +69,8 @@ let package = Package(
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
         .testTarget(
-            name: "JobsTests", dependencies: ["Jobs", "OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
+            name: "JobsTests",
+            dependencies: ["Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,159 @@
+import Foundation
+import Jobs
+import KeyFormats
+import OMSProtocol
+import Playbook
+import Runner
+
 extension WalletOps {
-    /// The actions playbooks may use: the built-ins, plus what other modules register (the jobs
-    /// layer adds `wallet.create` and friends here). Every run command and `validate` read it.
-    public static var actions: ActionRegistry { .builtIn }
+    /// The actions playbooks may use: the built-ins plus the jobs of docs/jobs.md
+    /// (`jobs.create-wallets`, `wallet.create`, `jobs.write-wallets`, `jobs.import-keys`,
+    /// `jobs.revoke-sweep`, `jobs.usage-report`). Every run command and `validate` read it.
+    public static var actions: ActionRegistry {
+        var registry = ActionRegistry.builtIn
+        registry.registerJobs()
+        return registry
+    }
+}
+
+extension ActionRegistry {
+    /// Registers the jobs' actions. Factories only read parameters: nothing is opened until a run.
+    public mutating func registerJobs() {
+        register("jobs.create-wallets") { request in
+            let output = try request.requiredText("output")
+            let references: [String]
+            if let input = try request.text("input"), !input.isEmpty {
+                references = try CSVFile.read(path: input).compactMap { $0["reference"] }.filter { !$0.isEmpty }
+            } else {
+                references = CreateWalletsAction.Configuration.references(
+                    prefix: try request.text("reference_prefix") ?? "wallet", count: try request.integer("count") ?? 0)
+            }
+            return CreateWalletsAction(
+                .init(
+                    references: references, type: try request.walletType(), output: output,
+                    concurrency: try request.integer("concurrency") ?? 8, coreURL: try request.coreURL()))
+        }
+        register("wallet.create") { request in
+            let step = request.step
+            let nonItem = request
+            return WalletCreateAction(type: try request.walletType(), coreURL: try request.coreURL()) { item in
+                guard let reference = try nonItem.parameters(item: item)["reference"]?.description, !reference.isEmpty
+                else { throw ActionError.rejected("step '\(step.id)': the item has no reference") }
+                return reference
+            }
+        }
+        register("jobs.write-wallets") { request in
+            let input = try request.requiredText("input")
+            return WriteWalletsAction(output: try request.requiredText("output"), coreURL: try request.coreURL()) {
+                try CSVFile.read(path: input).compactMap { $0["reference"] }.filter { !$0.isEmpty }
+            }
+        }
+        register("jobs.import-keys") { request in
+            let formatText = try request.requiredText("format")
+            guard let format = ImportKeysAction.Format(rawValue: formatText) else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)': format '\(formatText)' is not one of "
+                        + ImportKeysAction.Format.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            var passwords: PasswordSource?
+            if let name = try request.text("password_env"), !name.isEmpty { passwords = .environment(name) }
+            if let path = try request.text("password_file"), !path.isEmpty { passwords = .file(path) }
+            let typeText = try request.text("type") ?? ""
+            var type: KeyFormats.KeyType?
+            if !typeText.isEmpty {
+                guard let parsed = KeyFormats.KeyType(cell: typeText) else {
+                    throw CLIError.usage("step '\(request.step.id)': type '\(typeText)' is not ethereum or solana")
+                }
+                type = parsed
+            }
+            return ImportKeysAction(
+                .init(
+                    input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
+                    output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
+                    referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
+                    concurrency: try request.integer("concurrency") ?? 8, coreURL: try request.coreURL(),
+                    attestationRoot: try request.text("attestation_root")))
+        }
+        register("jobs.revoke-sweep") { request in
+            let step = request.step.id
+            guard let mode = RevokeSweepAction.Mode(rawValue: try request.text("mode") ?? "plan") else {
+                throw CLIError.usage("step '\(step)': mode must be plan or apply")
+            }
+            guard let selection = RevokeSweepAction.Selection(rawValue: try request.text("select") ?? "expired") else {
+                throw CLIError.usage("step '\(step)': select must be expired, non-caller or expired-or-non-caller")
+            }
+            var olderThan: Int64?
+            if let text = try request.text("older_than"), !text.isEmpty {
+                guard let duration = DurationText.parse(text) else {
+                    throw CLIError.usage("step '\(step)': older_than '\(text)' is not a duration (e.g. 7d)")
+                }
+                olderThan = duration.components.seconds
+            }
+            var type: CredentialType?
+            if let text = try request.text("type"), !text.isEmpty {
+                guard text == "direct" || text == "remote" else {
+                    throw CLIError.usage("step '\(step)': type must be direct or remote")
+                }
+                type = text == "direct" ? .direct : .remote
+            }
+            return RevokeSweepAction(
+                .init(
+                    mode: mode, selection: selection, appName: try request.text("app_name"), olderThan: olderThan,
+                    type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
+                    output: try request.requiredText("output"), coreURL: try request.coreURL()))
+        }
+        register("demo.seed") { request in
+            SeedDemoAction(
+                transfersPath: try request.text("transfers").flatMap { $0.isEmpty ? nil : $0 },
+                coreURL: try request.coreURL())
+        }
+        register("jobs.usage-report") { request in
+            var formats: [String] = ["csv", "json", "md", "html"]
+            if let parameter = request.step.with["formats"] {
+                switch try parameter.evaluate(in: request.context) {
+                case .list(let values): formats = values.map(\.description)
+                case let value:
+                    formats = value.description.split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
+                }
+            }
+            for format in formats where !["csv", "json", "md", "html"].contains(format) {
+                throw CLIError.usage("step '\(request.step.id)': format '\(format)' is not csv, json, md or html")
+            }
+            return UsageReportAction(
+                .init(
+                    outputDirectory: try request.requiredText("output_dir"), formats: formats,
+                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL()))
+        }
+    }
+}
+
+extension ActionRequest {
+    /// An integer parameter, or nil when absent or empty.
+    func integer(_ name: String) throws -> Int? {
+        guard let text = try text(name), !text.isEmpty else { return nil }
+        guard let value = Int(text) else {
+            throw CLIError.usage("step '\(step.id)' (\(step.action)): with.\(name) '\(text)' is not an integer")
+        }
+        return value
+    }
+
+    /// The `type` parameter as a wallet type (default ethereum).
+    func walletType() throws -> WalletType {
+        switch try text("type") ?? "ethereum" {
+        case "", "ethereum", "evm": return .ethereum
+        case "solana": return .solana
+        case let other: throw CLIError.usage("step '\(step.id)': type '\(other)' is not ethereum or solana")
+        }
+    }
+
+    /// The served core of the `core` parameter (else `$WALLETOPS_CORE`), or nil for the embedded core.
+    func coreURL() throws -> URL? {
+        do {
+            return try JobSession.coreURL(parameter: try text("core"), environment: context.env)
+        } catch let error as JobsError {
+            throw CLIError.usage("step '\(step.id)': \(error.message)")
+        }
+    }
 }

@@ -1,0 +1,26 @@
+import OMSProtocol
+import Runner
+
+/// How the jobs turn errors of the client into the engine's classes.
+enum JobFailure {
+    /// A service error by status: 429 and 5xx retry, other 4xx are permanent; a failed transport is
+    /// in doubt (the request may have been applied), settled by the caller's probe.
+    static func classify(_ error: any Error) -> ActionError {
+        if let error = error as? ActionError { return error }
+        if let error = error as? WaasError {
+            return ActionError.http(status: error.code.httpStatus, "\(error.code): \(error.message)")
+        }
+        if let error = error as? WaasClientError {
+            return ActionError.permanent("\(error.method.name): \(error.message)")
+        }
+        if let error = error as? JobsError { return ActionError.permanent(error.message) }
+        if error is CancellationError { return ActionError.retryable("cancelled") }
+        return ActionError.inDoubt("\(type(of: error)): request outcome unknown")
+    }
+
+    /// Whether an error left the outcome of a request unknown (no reply came back).
+    static func isInDoubt(_ error: any Error) -> Bool {
+        !(error is WaasError) && !(error is WaasClientError) && !(error is JobsError) && !(error is ActionError)
+            && !(error is CancellationError)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import OMSCore
+import OMSProtocol
+import Runner
+
+/// `jobs.usage-report`: for every remote session of the identity's wallets, the session, its grants and
+/// the usage per network, written as CSV, JSON, Markdown and a self-contained HTML file.
+public struct UsageReportAction: Action {
+    /// The report's settings.
+    public struct Configuration: Sendable {
+        public var outputDirectory: String
+        /// Any of csv, json, md, html.
+        public var formats: [String]
+        /// Sessions at or over this percentage of a limit are listed as near the limit.
+        public var nearLimit: Int
+        public var coreURL: URL?
+        public var now: @Sendable () -> Int64
+
+        /// Creates a configuration.
+        public init(
+            outputDirectory: String, formats: [String], nearLimit: Int = 80, coreURL: URL? = nil,
+            now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        ) {
+            self.outputDirectory = outputDirectory
+            self.formats = formats
+            self.nearLimit = nearLimit
+            self.coreURL = coreURL
+            self.now = now
+        }
+    }
+
+    public let configuration: Configuration
+
+    /// An action for `configuration`.
+    public init(_ configuration: Configuration) { self.configuration = configuration }
+
+    public var name: String { "jobs.usage-report" }
+
+    public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
+        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
+        let rows = try await Self.collect(client: session.client, now: configuration.now())
+        let report = UsageReport(rows: rows, nearLimit: configuration.nearLimit, generatedAt: configuration.now())
+        var written: [String] = []
+        for format in configuration.formats {
+            let path = URL(fileURLWithPath: configuration.outputDirectory).appendingPathComponent("usage.\(format)")
+                .path
+            let text: String
+            switch format {
+            case "csv": text = report.csv
+            case "json": text = report.json
+            case "md": text = report.markdown
+            case "html": text = report.html
+            default: throw ActionError.permanent("unknown report format '\(format)' (use csv, json, md, html)")
+            }
+            try CSVFile.writeText(path: path, text)
+            written.append(path)
+        }
+        return ActionResult(outputs: [
+            "rows": String(rows.count), "sessions": String(Set(rows.map(\.sessionId)).count),
+            "files": written.joined(separator: ","),
+        ])
+    }
+
+    /// One row per grant of every remote session of every wallet.
+    static func collect(client: WaasClient, now: Int64) async throws -> [UsageReport.Row] {
+        var rows: [UsageReport.Row] = []
+        let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
+        for wallet in wallets {
+            let grants = try await RevokeSweepAction.allAccess(client: client, walletId: wallet.id, type: .remote)
+            for credential in grants {
+                guard let sessionId = credential.sessionId else { continue }
+                let session = try await client.jobCall(
+                    .getSession, GetSessionRequest(sessionId: sessionId), as: GetSessionResponse.self
+                ).session
+                let usage = try await client.jobCall(
+                    .getSessionUsage, GetSessionUsageRequest(sessionId: sessionId, network: session.chainId),
+                    as: GetSessionUsageResponse.self)
+                let expiry = RFC3339.parse(session.expiresAt) ?? 0
+                let network = Network.all.first { String($0.chainId) == session.chainId }?.name ?? session.chainId
+                for entry in usage.entries {
+                    let limit = entry.grant.nativeTransfer?.limit ?? entry.grant.erc20Transfer?.limit ?? "0"
+                    let used = entry.used ?? "0"
+                    let isNative = entry.grant.kind == .nativeTransfer
+                    rows.append(
+                        UsageReport.Row(
+                            walletId: wallet.id, walletAddress: wallet.address,
+                            appName: credential.metadata?.appName ?? "", appURL: credential.metadata?.appUrl ?? "",
+                            credentialId: credential.credentialId, sessionId: sessionId, network: network,
+                            chainId: session.chainId, grantKind: entry.grant.kind.rawValue,
+                            grantTo: entry.grant.nativeTransfer?.to ?? entry.grant.erc20Transfer?.to ?? "",
+                            grantToken: entry.grant.erc20Transfer?.token ?? "", limit: limit, used: used,
+                            remaining: entry.remaining
+                                ?? (DecimalAmount.isAtLeast(limit, used)
+                                    ? DecimalAmount.subtract(
+                                        DecimalAmount.normalized(limit), DecimalAmount.normalized(used)) : "0"),
+                            percentUsed: DecimalAmount.percent(used: used, limit: limit),
+                            usedNativeUnits: isNative ? DecimalAmount.nativeUnits(used) : "",
+                            expiresAt: session.expiresAt, status: expiry <= now ? "expired" : "active"))
+                }
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,426 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The four jobs end to end through the built binary: on the embedded core, and on `core serve` over
+/// loopback (same playbooks, `--var core=URL`).
+@Suite(.serialized) struct JobsEndToEndTests {
+    /// A home signed in to its embedded core, or to that home served on loopback.
+    final class JobsWorld {
+        let scratch: URL
+        let home: URL
+        let server: ServedBinary?
+        var core: String { server?.baseURL.absoluteString ?? "" }
+        var runs = 0
+
+        init(served: Bool) throws {
+            scratch = try makeTemporaryDirectory()
+            home = scratch.appendingPathComponent("home")
+            var initArguments = ["core", "init", "--home", home.path]
+            var port = 0
+            if served {
+                port = try ServedBinary.freePort()
+                initArguments += ["--issuer", "http://127.0.0.1:\(port)"]
+            }
+            let initialized = try BuiltBinary.run(initArguments)
+            #expect(initialized.status == 0, "\(initialized)")
+            server = served ? try ServedBinary(home: home, listen: "127.0.0.1:\(port)") : nil
+            var login = ["login", "--dev", "--email", "ops@example.com", "--home", home.path]
+            if let server { login += ["--core", server.baseURL.absoluteString] }
+            let signedIn = try BuiltBinary.run(login)
+            #expect(signedIn.status == 0, "\(signedIn)")
+        }
+
+        deinit { try? FileManager.default.removeItem(at: scratch) }
+
+        func path(_ name: String) -> String { scratch.appendingPathComponent(name).path }
+
+        func read(_ name: String) -> String { (try? String(contentsOfFile: path(name), encoding: .utf8)) ?? "" }
+
+        /// `walletops run <repo>/<playbook> --home H --var ... --fresh`.
+        func run(_ playbook: String, _ vars: [String: String], environment: [String: String] = [:]) throws
+            -> CLIResult
+        {
+            var arguments = [
+                "run", Fixtures.repositoryRoot.appendingPathComponent(playbook).path, "--home", home.path, "--fresh",
+            ]
+            var all = vars
+            all["core"] = core
+            for (name, value) in all.sorted(by: { $0.key < $1.key }) { arguments += ["--var", "\(name)=\(value)"] }
+            runs += 1
+            return try BuiltBinary.run(arguments, environment: environment, directory: scratch)
+        }
+
+        /// CSV rows of a file as dictionaries (no quoted line breaks in the jobs' outputs).
+        func rows(_ name: String) -> [[String: String]] {
+            JobsEndToEndTests.parseCSV(read(name))
+        }
+    }
+
+    static func parseCSV(_ text: String) -> [[String: String]] {
+        var lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map {
+            String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        }
+        guard !lines.isEmpty else { return [] }
+        let header = splitCSVLine(lines.removeFirst())
+        return lines.map { line in
+            Dictionary(uniqueKeysWithValues: zip(header, splitCSVLine(line)).map { ($0, $1) })
+        }
+    }
+
+    static func splitCSVLine(_ line: String) -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
+        var previousQuote = false
+        for character in line {
+            if quoted {
+                if character == "\"" { quoted = false; previousQuote = true } else { field.append(character) }
+            } else if character == "\"" {
+                if previousQuote { field.append("\"") }
+                quoted = true
+                previousQuote = false
+            } else if character == "," {
+                fields.append(field)
+                field = ""
+                previousQuote = false
+            } else {
+                field.append(character)
+                previousQuote = false
+            }
+        }
+        fields.append(field)
+        return fields
+    }
+
+    // MARK: - create-wallets
+
+    @Test(arguments: [false, true]) func createWallets(served: Bool) throws {
+        let world = try JobsWorld(served: served)
+        let first = try world.run(
+            "jobs/create-wallets.yaml", ["count": "5", "output": world.path("w.csv"), "reference_prefix": "acct"])
+        #expect(first.status == 0, "\(first)")
+        #expect(world.read("w.csv").hasPrefix("reference,wallet_id,type,address,key_origin\r\n"))
+        let rows = world.rows("w.csv")
+        #expect(rows.map { $0["reference"]! } == (1...5).map { "acct-\($0)" })
+        #expect(rows.allSatisfy { $0["type"] == "ethereum" && $0["key_origin"] == "enclave" })
+
+        // Again with a larger count: the five are kept (same ids), two are added.
+        let second = try world.run(
+            "jobs/create-wallets.yaml", ["count": "7", "output": world.path("w2.csv"), "reference_prefix": "acct"])
+        #expect(second.status == 0, "\(second)")
+        let again = world.rows("w2.csv")
+        #expect(again.count == 7)
+        #expect(Array(again.prefix(5)).map { $0["wallet_id"]! } == rows.map { $0["wallet_id"]! })
+        #expect(Set(again.map { $0["wallet_id"]! }).count == 7)
+
+        // Solana, and the for_each form over a CSV of references (two of which exist already).
+        let solana = try world.run(
+            "jobs/create-wallets.yaml",
+            ["count": "2", "type": "solana", "output": world.path("s.csv"), "reference_prefix": "sol"])
+        #expect(solana.status == 0, "\(solana)")
+        #expect(world.rows("s.csv").allSatisfy { $0["type"] == "solana" && !$0["address"]!.hasPrefix("0x") })
+        try Data("reference\nacct-1\ncustomer-a\nacct-2\ncustomer-b\n".utf8).write(
+            to: URL(fileURLWithPath: world.path("refs.csv")))
+        let fromCSV = try world.run(
+            "jobs/create-wallets-from-csv.yaml", ["input": world.path("refs.csv"), "output": world.path("c.csv")])
+        #expect(fromCSV.status == 0, "\(fromCSV)")
+        let csvRows = world.rows("c.csv")
+        #expect(csvRows.map { $0["reference"]! } == ["acct-1", "customer-a", "acct-2", "customer-b"])
+        #expect(csvRows[0]["wallet_id"] == rows[0]["wallet_id"])
+        let list = try BuiltBinary.run(
+            ["wallet", "list", "--home", world.home.path] + (served ? ["--core", world.core] : []))
+        #expect(list.status == 0, "\(list)")
+        // 7 acct + 2 sol + 2 customers, each once.
+        #expect(list.standardOutput.split(separator: "\n").filter { $0.contains("wal_") }.count == 11, "\(list)")
+    }
+
+    // MARK: - import-keys
+
+    static let hexKeys: [String] = {
+        let text =
+            (try? String(
+                contentsOf: Fixtures.repositoryRoot.appendingPathComponent("examples/keys-hex.csv"), encoding: .utf8))
+            ?? ""
+        return text.split(whereSeparator: \.isNewline).dropFirst().map { line in
+            String(line.split(separator: ",", omittingEmptySubsequences: false).first ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+                .replacingOccurrences(of: "0x", with: "")
+        }
+    }()
+
+    @Test(arguments: [false, true]) func importHexCSV(served: Bool) throws {
+        let world = try JobsWorld(served: served)
+        var vars = [
+            "input": Fixtures.repositoryRoot.appendingPathComponent("examples/keys-hex.csv").path, "format": "hex-csv",
+            "output": world.path("imported.csv"), "rejects": world.path("rejects.csv"),
+        ]
+        if served { vars["attestation_root"] = world.home.appendingPathComponent("attestation-root.pem").path }
+        let result = try world.run("jobs/import-keys.yaml", vars)
+        #expect(result.status == 1, "rejects exit 1: \(result)")
+        #expect(world.read("imported.csv").hasPrefix("source,reference,wallet_id,type,address,key_origin\r\n"))
+        #expect(world.read("rejects.csv").hasPrefix("source,reason,error_class\r\n"))
+        let imported = world.rows("imported.csv")
+        let rejects = world.rows("rejects.csv")
+        #expect(imported.map { $0["source"]! } == ["1", "2", "3"])
+        #expect(imported.map { $0["reference"]! } == ["legacy-alice", "legacy-bob", "import-3"])
+        #expect(imported.allSatisfy { $0["key_origin"] == "imported" && $0["type"] == "ethereum" })
+        let reasons = rejects.map { "\($0["source"]!) \($0["reason"]!.prefix { $0 != ":" }) \($0["error_class"]!)" }
+        #expect(
+            reasons == [
+                "4 wrongLength validation", "5 notHex validation", "6 zeroKey validation",
+                "7 keyOutOfRange validation", "8 expectedAddressMismatch mismatch", "9 duplicateKey duplicate",
+            ])
+        // Nothing lost: every row is in exactly one of the two files.
+        #expect(imported.count + rejects.count == 9)
+
+        // The addresses, by an independent oracle (eth-account).
+        let keys = Self.hexKeys
+        let oracle = try PythonOracle.run(
+            """
+            import sys
+            from eth_account import Account
+            for k in sys.stdin.read().split():
+                print(Account.from_key(bytes.fromhex(k)).address)
+            """, stdin: keys.prefix(3).joined(separator: "\n"))
+        #expect(oracle.split(separator: "\n").map(String.init) == imported.map { $0["address"]! })
+
+        // Resume-safe: the same run again imports nothing new and settles every row the same way.
+        let again = try world.run("jobs/import-keys.yaml", vars.merging(["output": world.path("again.csv")]) { $1 })
+        #expect(again.status == 1, "\(again)")
+        #expect(world.rows("again.csv") == imported.map { row in row })
+
+        try Self.expectNoSecrets(keys: keys, passwords: [], in: [world.scratch], outputs: [result, again])
+    }
+
+    @Test func importKeystoresAndSolanaKeypairs() throws {
+        let world = try JobsWorld(served: false)
+        let examples = Fixtures.repositoryRoot.appendingPathComponent("examples")
+        let keystores = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": examples.appendingPathComponent("keystores").path, "format": "keystore-dir",
+                "password_file": examples.appendingPathComponent("keystores.password").path,
+                "output": world.path("ks.csv"), "rejects": world.path("ks-rejects.csv"),
+            ])
+        #expect(keystores.status == 0, "\(keystores)")
+        let ks = world.rows("ks.csv")
+        #expect(ks.map { $0["source"]! } == ["pbkdf2-1.json", "scrypt-1.json"])
+        #expect(ks.map { $0["reference"]! } == ["pbkdf2-1", "scrypt-1"])
+        let password = try String(
+            contentsOf: examples.appendingPathComponent("keystores.password"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ethOracle = try PythonOracle.run(
+            """
+            import sys, json, os
+            from eth_account import Account
+            d, pw = sys.argv[1], sys.argv[2]
+            for name in sorted(os.listdir(d)):
+                key = Account.decrypt(json.load(open(os.path.join(d, name))), pw)
+                print(Account.from_key(key).address)
+            """, arguments: [examples.appendingPathComponent("keystores").path, password])
+        #expect(ethOracle.split(separator: "\n").map(String.init) == ks.map { $0["address"]! })
+
+        // A wrong password: every file is rejected as a decryption failure, nothing imported.
+        let wrong = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": examples.appendingPathComponent("keystores").path, "format": "keystore-dir",
+                "password_env": "H15_WRONG_PASSWORD", "output": world.path("w.csv"), "rejects": world.path("w-rej.csv"),
+            ], environment: ["H15_WRONG_PASSWORD": "not-the-password"])
+        #expect(wrong.status == 1, "\(wrong)")
+        #expect(world.rows("w-rej.csv").map { $0["error_class"]! } == ["decryption", "decryption"])
+
+        let solana = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": examples.appendingPathComponent("solana-keys").path, "format": "solana-json-dir",
+                "output": world.path("sol.csv"), "rejects": world.path("sol-rejects.csv"),
+            ])
+        #expect(solana.status == 0, "\(solana)")
+        let sol = world.rows("sol.csv")
+        let solOracle = try PythonOracle.run(
+            """
+            import sys, json, os
+            from solders.keypair import Keypair
+            d = sys.argv[1]
+            for name in sorted(os.listdir(d)):
+                print(Keypair.from_bytes(bytes(json.load(open(os.path.join(d, name))))).pubkey())
+            """, arguments: [examples.appendingPathComponent("solana-keys").path])
+        #expect(solOracle.split(separator: "\n").map(String.init) == sol.map { $0["address"]! })
+        #expect(sol.allSatisfy { $0["type"] == "solana" })
+
+        // Secrets: the keystore password and the Solana seeds appear nowhere.
+        var solanaKeys: [String] = []
+        for name in ["sol-1.json", "sol-2.json", "sol-3.json"] {
+            let data = try Data(contentsOf: examples.appendingPathComponent("solana-keys/\(name)"))
+            let bytes = try #require(try JSONSerialization.jsonObject(with: data) as? [Int])
+            solanaKeys.append(bytes.prefix(32).map { String(format: "%02x", $0) }.joined())
+        }
+        try Self.expectNoSecrets(
+            keys: solanaKeys, passwords: [password], in: [world.scratch], outputs: [keystores, wrong, solana])
+    }
+
+    /// No key (hex, and the raw bytes of each) and no password in any file under `roots` or in the
+    /// commands' output.
+    static func expectNoSecrets(keys: [String], passwords: [String], in roots: [URL], outputs: [CLIResult]) throws {
+        // The zero key and n are public constants (and 32 zero bytes are everywhere in a database).
+        let secrets = keys.filter {
+            $0.count >= 32 && $0.allSatisfy(\.isHexDigit) && $0 != String(repeating: "0", count: 64)
+                && !$0.hasPrefix("fffffffffffffffffffffffffffffffe")
+        }
+        var needles: [[UInt8]] = passwords.map { Array($0.utf8) }
+        for key in secrets {
+            needles.append(Array(key.utf8))
+            needles.append(Array(key.uppercased().utf8))
+            if let raw = Hex.decode(key), raw.count >= 16 { needles.append(raw) }
+        }
+        var scanned = 0
+        for root in roots {
+            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+            while let url = enumerator?.nextObject() as? URL {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+                    let data = try? Data(contentsOf: url)
+                else { continue }
+                scanned += 1
+                let bytes = [UInt8](data)
+                for needle in needles where contains(bytes, needle) {
+                    Issue.record("a secret appears in \(url.path)")
+                }
+            }
+        }
+        #expect(scanned > 3, "scanned \(scanned) files")
+        for output in outputs {
+            let text = Array((output.standardOutput + output.standardError).utf8)
+            for needle in needles where contains(text, needle) {
+                Issue.record("a secret appears in a command's output")
+            }
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == first && Array(haystack[index..<(index + needle.count)]) == needle { return true }
+            index += 1
+        }
+        return false
+    }
+
+    // MARK: - revoke-sweep and usage-report
+
+    @Test(arguments: [false, true]) func sweepAndReport(served: Bool) throws {
+        let world = try JobsWorld(served: served)
+        let seeded = try world.run("examples/seed-demo.yaml", ["transfers": world.path("transfers.csv")])
+        #expect(seeded.status == 0, "\(seeded)")
+
+        // Report: used per grant equals the sum of the staged transfers.
+        let report = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("report")])
+        #expect(report.status == 0, "\(report)")
+        #expect(
+            world.read("report/usage.csv").hasPrefix(
+                "wallet_id,wallet_address,app_name,app_url,credential_id,session_id,network,chain_id,grant_kind,"
+                    + "grant_to,grant_token,limit,used,remaining,percent_used,used_native_units,expires_at,status\r\n"))
+        var staged: [String: Decimal] = [:]
+        for transfer in world.rows("transfers.csv") {
+            staged["\(transfer["session_id"]!) \(transfer["grant_kind"]!)", default: 0] += Decimal(
+                string: transfer["amount"]!)!
+        }
+        let usage = world.rows("report/usage.csv")
+        #expect(usage.count >= 6)
+        var checked = 0
+        for row in usage {
+            let key = "\(row["session_id"]!) \(row["grant_kind"]!)"
+            #expect(Decimal(string: row["used"]!)! == staged[key] ?? 0, "\(key)")
+            #expect(
+                Decimal(string: row["limit"]!)! - Decimal(string: row["used"]!)! == Decimal(string: row["remaining"]!)!)
+            if staged[key] != nil { checked += 1 }
+        }
+        #expect(checked == staged.count, "every staged grant is in the report")
+        #expect(usage.contains { $0["status"] == "expired" })
+        #expect(usage.contains { $0["used_native_units"] == "0.85" && $0["percent_used"] == "85.00" })
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(world.read("report/usage.json").utf8)) as? [String: Any])
+        #expect((json["rows"] as? [Any])?.count == usage.count)
+        #expect((json["near_limit_sessions"] as? [Any])?.count == 2)
+        let html = world.read("report/usage.html")
+        #expect(html.contains("<svg") && html.contains("sortable") && html.contains("By app"))
+        #expect(!html.contains("src=\"http") && !html.contains("<link") && !html.contains("@import"))
+        #expect(world.read("report/usage.md").contains("## By wallet"))
+        if !served { try Self.renderInChromium(world.path("report/usage.html")) }
+
+        // Sweep: plan changes nothing (a second plan is identical).
+        let planVars = ["select": "expired-or-non-caller", "output": world.path("plan.csv")]
+        #expect(try world.run("jobs/revoke-sweep.yaml", planVars).status == 0)
+        #expect(
+            try world.run("jobs/revoke-sweep.yaml", planVars.merging(["output": world.path("plan2.csv")]) { $1 }).status
+                == 0)
+        #expect(world.read("plan.csv") == world.read("plan2.csv"))
+        #expect(
+            world.read("plan.csv").hasPrefix(
+                "wallet_id,credential_id,session_id,type,app_name,expires_at,reason,result\r\n"))
+        let plan = world.rows("plan.csv")
+        let planned = Set(
+            plan.filter { $0["result"] == "planned" }.map { "\($0["credential_id"]!) \($0["session_id"]!)" })
+        #expect(planned.count >= 4)
+        #expect(plan.contains { $0["result"] == "skipped-caller" })
+
+        // max_revocations below the selection: abort before any change.
+        let limited = try world.run(
+            "jobs/revoke-sweep.yaml",
+            planVars.merging(["mode": "apply", "max_revocations": "1", "output": world.path("limited.csv")]) { $1 })
+        #expect(limited.status != 0, "\(limited)")
+        #expect(
+            try world.run("jobs/revoke-sweep.yaml", planVars.merging(["output": world.path("plan3.csv")]) { $1 }).status
+                == 0)
+        #expect(world.read("plan3.csv") == world.read("plan.csv"))
+
+        // Apply revokes exactly the planned set; the caller survives; a second apply revokes nothing.
+        let apply = try world.run(
+            "jobs/revoke-sweep.yaml", planVars.merging(["mode": "apply", "output": world.path("apply.csv")]) { $1 })
+        #expect(apply.status == 0, "\(apply)")
+        let applied = world.rows("apply.csv")
+        #expect(
+            Set(applied.filter { $0["result"] == "revoked" }.map { "\($0["credential_id"]!) \($0["session_id"]!)" })
+                == planned)
+        #expect(!applied.contains { $0["result"] == "failed" })
+        let second = try world.run(
+            "jobs/revoke-sweep.yaml", planVars.merging(["mode": "apply", "output": world.path("apply2.csv")]) { $1 })
+        #expect(second.status == 0, "\(second)")
+        #expect(world.rows("apply2.csv").allSatisfy { $0["result"] == "skipped-caller" })
+        let list = try BuiltBinary.run(
+            ["wallet", "list", "--home", world.home.path] + (served ? ["--core", world.core] : []))
+        #expect(list.status == 0, "the caller still works: \(list)")
+    }
+
+    /// scripts/render-report.sh: headless Chromium renders the report offline and screenshots it to
+    /// .build/usage-report.png; exit 77 (not root, no chromium) skips with the script's message.
+    static func renderInChromium(_ html: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let png = Fixtures.repositoryRoot.appendingPathComponent(".build/usage-report.png").path
+        process.arguments = [
+            Fixtures.repositoryRoot.appendingPathComponent("scripts/render-report.sh").path, html, png,
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try? FileManager.default.removeItem(atPath: png)
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 77 {
+            print("usage report not rendered: \(message)")
+            return
+        }
+        #expect(process.terminationStatus == 0, "render-report.sh: \(message)")
+        let image = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
+        #expect(image.count > 20_000, "the screenshot is not blank (\(image.count) bytes)")
+        let dom = try String(contentsOfFile: String(png.dropLast(4)) + ".dom.html", encoding: .utf8)
+        #expect(dom.contains("<svg") && dom.contains("Payroll Bot"))
+        print("usage report screenshot: \(png)")
+    }
+}
