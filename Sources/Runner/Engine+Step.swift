@@ -244,7 +244,15 @@ extension Engine {
                 }
             }
             runtime.tally.withLock { $0.pushed += prepared.count }
-            if !(await feed.push(prepared)) {
+            switch await feed.push(prepared) {
+            case .accepted:
+                continue
+            case .closedAfterAccepting:
+                // Delivered, then a stop closed the feed: workers may have run part of the batch, and
+                // `close()` already withdrew the part never taken. Withdrawing the whole batch here would
+                // turn items that ran back into `pending`, and a resume would run them again unprobed.
+                return
+            case .rejected:
                 // Closed before delivery (a stop): nothing of this batch ran.
                 if runtime.sideEffecting, checkpoint != nil {
                     let withdrawn = prepared.filter { !$0.needsProbe }.map {

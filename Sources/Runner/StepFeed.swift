@@ -72,9 +72,19 @@ final class StepFeed<Element: Sendable>: Sendable {
         }
     }
 
+    /// What became of a pushed batch.
+    enum PushOutcome: Equatable {
+        /// Delivered (handed out or buffered), and there is room for more.
+        case accepted
+        /// The feed was already closed: none of the batch was delivered.
+        case rejected
+        /// Delivered, then the feed closed while waiting for room: some elements may have been taken and
+        /// run; `close()` returned the ones never taken, so the batch must not be withdrawn as a whole.
+        case closedAfterAccepting
+    }
+
     /// Adds `elements`, handing them to waiting consumers first; waits while the buffer is full.
-    /// Returns false when the feed was closed (the elements were not delivered).
-    func push(_ elements: [Element]) async -> Bool {
+    func push(_ elements: [Element]) async -> PushOutcome {
         var handoffs: [(CheckedContinuation<Element?, Never>, Element)] = []
         let accepted: Bool = state.withLock { state in
             if state.closed { return false }
@@ -87,8 +97,8 @@ final class StepFeed<Element: Sendable>: Sendable {
             return true
         }
         for (consumer, element) in handoffs { consumer.resume(returning: element) }
-        guard accepted else { return false }
-        return await withCheckedContinuation { continuation in
+        guard accepted else { return .rejected }
+        let room = await withCheckedContinuation { continuation in
             let immediate: Bool? = state.withLock { state in
                 if state.closed { return false }
                 if state.count < capacity { return true }
@@ -97,6 +107,7 @@ final class StepFeed<Element: Sendable>: Sendable {
             }
             if let immediate { continuation.resume(returning: immediate) }
         }
+        return room ? .accepted : .closedAfterAccepting
     }
 
     /// No more elements will come: consumers drain the buffer, then get nil.
