@@ -18,7 +18,7 @@ build: bootstrap
 test: bootstrap format-check
 	scripts/python-oracles.sh
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(SWIFT) test $(SWIFT_FLAGS)
+	WALLETOPS_TEST_PASSWORD=pässword $(SWIFT) test $(SWIFT_FLAGS)
 
 ## make demo: a fresh demo home, sign in, seed-demo, the four jobs on the example inputs (docs/jobs.md).
 demo: bootstrap

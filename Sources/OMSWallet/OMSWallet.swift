@@ -22,7 +22,16 @@ public final class OMSWallet: Sendable {
     /// - Throws: `OMSWalletError` `.validationError` "Invalid publishableKey." for a malformed key;
     ///   `.storageError` when the core or the storage scope cannot be opened.
     public convenience init(publishableKey: String) throws {
-        try self.init(publishableKey: publishableKey, core: .default())
+        try self.init(publishableKey: publishableKey, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The same defaults resolved from `environment` (`WALLETOPS_HOME`, `XDG_DATA_HOME`, `HOME`) instead of
+    /// the process's: what `init(publishableKey:)` does, for callers (and tests) that must not mutate the
+    /// process environment, which is unsafe while other threads start processes.
+    public convenience init(publishableKey: String, environment: [String: String]) throws {
+        try self.init(
+            publishableKey: publishableKey, core: .default(environment: environment),
+            configuration: OMSWalletConfiguration(), environment: environment)
     }
 
     /// An SDK on a named core with its session state in `storageDirectory` (the storage scope).
@@ -38,8 +47,19 @@ public final class OMSWallet: Sendable {
     ///   - publishableKey: `pk_[local_|dev_|stg_]{sdbx|live}_<project>_<key>`.
     ///   - core: `.embedded(home:)`, `.remote(URL)` or an opened `.service`.
     ///   - configuration: the storage scope, wallet type, clock and the rest.
-    public init(
+    public convenience init(
         publishableKey: String, core: OMSWalletCore, configuration: OMSWalletConfiguration = OMSWalletConfiguration()
+    ) throws {
+        try self.init(
+            publishableKey: publishableKey, core: core, configuration: configuration,
+            environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The designated initializer: `environment` resolves the default storage scope when the configuration
+    /// names none.
+    init(
+        publishableKey: String, core: OMSWalletCore, configuration: OMSWalletConfiguration,
+        environment: [String: String]
     ) throws {
         let operation = "OMSWallet.init"
         let key: PublishableKey
@@ -73,7 +93,7 @@ public final class OMSWallet: Sendable {
         let directory =
             configuration.storageDirectory
             ?? SessionStorage.defaultDirectory(
-                projectId: key.projectId, environment: ProcessInfo.processInfo.environment)
+                projectId: key.projectId, environment: environment)
         self.publishableKey = key
         self.wallet = try OMSWalletAPI(
             publishableKey: key, transport: transport, service: service,

@@ -102,10 +102,12 @@ import Glibc
     @Test func passwordSources() throws {
         let dir = try TestDirectory()
         defer { dir.remove() }
-        let variable = "KEYFORMATS_TEST_PASSWORD_\(UInt32.random(in: 0...UInt32.max))"
-        setenv(variable, "pässword", 1)
-        defer { unsetenv(variable) }
-        #expect(try PasswordSource.environment(variable).password(for: "x") == SecretBytes(Array("pässword".utf8)))
+        // A variable set before the process started (make test exports WALLETOPS_TEST_PASSWORD=pässword;
+        // else HOME): setenv here would race with the processes other tests start.
+        let variable =
+            ProcessInfo.processInfo.environment["WALLETOPS_TEST_PASSWORD"] != nil ? "WALLETOPS_TEST_PASSWORD" : "HOME"
+        let expected = try #require(ProcessInfo.processInfo.environment[variable])
+        #expect(try PasswordSource.environment(variable).password(for: "x") == SecretBytes(Array(expected.utf8)))
         let unset = refusal { () throws(KeyFormatError) in
             try PasswordSource.environment(variable + "_NO").password(for: "x")
         }

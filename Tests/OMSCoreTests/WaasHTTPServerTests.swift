@@ -295,12 +295,13 @@ private func startServer(
         let server = try startServer(handler)
         let slow = Task {
             try await HTTPTransport(baseURL: server.baseURL).send(
-                WaasHTTPRequest(path: "/v1/Waas/Sleep", body: Array("3000".utf8)))
+                WaasHTTPRequest(path: "/v1/Waas/Sleep", body: Array("10000".utf8)))
         }
         while handler.started.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let stopping = Task { await server.stop(grace: .seconds(10)) }
+        let stopping = Task { await server.stop(grace: .seconds(60)) }
         while !server.isDraining { try await Task.sleep(for: .milliseconds(5)) }
-        // Draining: new connections are refused while the slow request still runs.
+        // Draining: new connections are refused while the slow request (10 s, so a starved test pool still
+        // gets here first) still runs.
         #expect(handler.finished.withLock { $0 } == 0)
         do {
             _ = try await HTTPTransport(baseURL: server.baseURL, timeout: 5).send(

@@ -34,23 +34,20 @@ import WalletCrypto
         _ = try await omsWallet.wallet.listWallets()
     }
 
-    /// The first snippet word for word: `OMSWallet(publishableKey:)` with the default core
-    /// (`$WALLETOPS_HOME`) and the default storage scope (`$XDG_DATA_HOME/walletops/sdk/<projectId>`).
+    /// The first snippet's defaults: `OMSWallet(publishableKey:)` resolves the core from `$WALLETOPS_HOME`
+    /// and the storage scope from `$XDG_DATA_HOME/walletops/sdk/<projectId>`. The environment is passed in
+    /// (`init(publishableKey:environment:)`, the same code path) rather than set with setenv, which raced
+    /// with processes other tests start and crashed the test binary inside Foundation's Process.run.
     @Test func defaultInitializerRestoresFromTheDefaultScope() async throws {
         let fixture = try await SDKFixture.make(.embedded)
         defer { Task { await fixture.close() } }
         let xdg = fixture.root.appendingPathComponent("xdg")
-        setenv("WALLETOPS_HOME", fixture.home.path, 1)
-        setenv("XDG_DATA_HOME", xdg.path, 1)
-        defer {
-            unsetenv("WALLETOPS_HOME")
-            unsetenv("XDG_DATA_HOME")
-        }
-        let first = try OMSWallet(publishableKey: fixture.publishableKey)
+        let environment = ["WALLETOPS_HOME": fixture.home.path, "XDG_DATA_HOME": xdg.path]
+        let first = try OMSWallet(publishableKey: fixture.publishableKey, environment: environment)
         #expect(first.storageDirectory.path == xdg.appendingPathComponent("walletops/sdk/\(fixture.projectId)").path)
         _ = try await first.wallet.signIn(idToken: try await fixture.devToken(email: "default@example.com"))
 
-        let omsWallet = try OMSWallet(publishableKey: fixture.publishableKey)
+        let omsWallet = try OMSWallet(publishableKey: fixture.publishableKey, environment: environment)
         let session = omsWallet.wallet.session
 
         if let walletAddress = session.walletAddress {
