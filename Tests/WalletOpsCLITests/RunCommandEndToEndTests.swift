@@ -15,6 +15,13 @@ import Testing
         """
     }
 
+    /// A playbook that sleeps `duration` per key, one at a time: slow enough to watch or interrupt.
+    static func napPlaybook(name: String, duration: String) -> String {
+        playbook(
+            name: name,
+            step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: \(duration)}}")
+    }
+
     @Test func allSucceededExitsZeroWithSummaryLinesAndReports() throws {
         let space = try PlaybookWorkspace()
         try space.writeKeys("keys.csv", count: 50)
@@ -147,9 +154,7 @@ import Testing
         try space.writeKeys("keys.csv", count: 60)
         try space.write(
             "slow.yaml",
-            Self.playbook(
-                name: "slow",
-                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
+            Self.napPlaybook(name: "slow", duration: "25ms"))
         // Standard output a file (a redirect in a crontab), then a pipe (cron mailing the output).
         let toFile = try space.start(["run", "slow.yaml", "--progress-interval", "300ms"], tag: "cron")
         toFile.waitUntilExit()
@@ -181,9 +186,7 @@ import Testing
         try space.writeKeys("keys.csv", count: 40)
         try space.write(
             "live.yaml",
-            Self.playbook(
-                name: "live",
-                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 25ms}}"))
+            Self.napPlaybook(name: "live", duration: "25ms"))
         // script(1) gives the child a pseudo-terminal as standard output.
         let binary = try BuiltBinary.url().path
         let result = try space.run(["-qec", "\(binary) run live.yaml", "/dev/null"], executable: "/usr/bin/script")
@@ -227,9 +230,7 @@ import Testing
         try space.writeKeys("keys.csv", count: 400)
         try space.write(
             "locked.yaml",
-            Self.playbook(
-                name: "locked",
-                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: 50ms}}"))
+            Self.napPlaybook(name: "locked", duration: "50ms"))
         let first = try space.start(["run", "locked.yaml", "--progress-interval", "100ms"], tag: "first")
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         #expect(space.wait(seconds: 30) { space.read("first.out").contains("progress ") }, "the first run started")

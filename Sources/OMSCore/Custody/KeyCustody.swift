@@ -35,7 +35,9 @@ public final class KeyCustody: Sendable {
 
     /// Seals a private key for the row of `walletId`.
     public func seal(_ key: SecretBytes, for walletId: String) throws -> [UInt8] {
-        let nonce = SecretBytes.random(count: AESGCM.nonceSize).unsafeCopy()
+        // A nonce is not secret: plain random bytes, no secret buffer to allocate and wipe.
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<AESGCM.nonceSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let sealed = try key.withUnsafeBytes { plaintext in
             try AESGCM.seal(plaintext, key: kek, nonce: nonce, authenticating: Array(walletId.utf8))
         }
