@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""The one table of `make bench` from scripts/bench.sh's results (tab-separated: case, rows, seconds,
+peak RSS MiB, peer items/s, peer peak RSS MiB, floor items/s, note), with each case's goal of issue 9
+checked. Usage: report.py RESULTS.tsv [IMPORT_BATCH]."""
+import sys
+
+RTT = 0.020          # the delay proxy's added round trip
+LATENCY_PARALLEL = 8  # imports in flight in the latency case
+SCRYPT_MIB = 256     # one scrypt n=2^18 r=8: 128 * r * n bytes
+CORES = 2
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def main():
+    path = sys.argv[1]
+    batch = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    rows = []
+    for line in open(path):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) >= 8:
+            rows.append(parts)
+    by_case = {}
+    for case, count, seconds, rss, peer, peer_rss, floor, note in rows:
+        count, seconds, rss = number(count), number(seconds), number(rss)
+        rate = count / seconds if count is not None and seconds else None
+        by_case[case] = dict(rows=count, seconds=seconds, rate=rate, rss=rss, peer=number(peer),
+                             peer_rss=number(peer_rss), floor=number(floor), note=note)
+
+    header = ["case", "rows", "items/s", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
+    table = []
+
+    def fmt(value, digits=0):
+        return "-" if value is None else "{:,.{}f}".format(value, digits)
+
+    for case, _, _, _, _, _, _, note in rows:
+        c = by_case[case]
+        rate = c["rate"]
+        if case == "import-eth/eth-account":
+            rate_for_ratio = by_case.get("import-eth", {}).get("rate")
+        else:
+            rate_for_ratio = rate
+        ratio = rate_for_ratio / c["peer"] if rate_for_ratio and c["peer"] else None
+        goal, met = "measured (no goal)", "-"
+        if case in ("create-eth", "create-sol", "import-eth", "import-sol", "import-eth/eth-account"):
+            goal = ">= 1.5x the Python peer"
+            met = ratio is not None and ratio >= 1.5
+        elif case == "keystore":
+            bound = CORES * SCRYPT_MIB + 256
+            goal = ">= 90%% of floor, RSS <= %d" % bound
+            met = rate is not None and c["floor"] is not None and rate >= 0.9 * c["floor"] and c["rss"] <= bound
+            if rate and c["floor"]:
+                goal += " (%.0f%%)" % (100 * rate / c["floor"])
+        elif case == "noop":
+            goal = ">= 200,000/s and >= 5x the peer"
+            met = rate is not None and rate >= 200_000 and ratio is not None and ratio >= 5
+        elif case.startswith("scale-"):
+            kind, n = case.rsplit("-", 1)
+            base = by_case.get(kind[len("scale-"):])  # the 100,000-row row of the same case
+            if base and base["seconds"] and c["seconds"] and int(n) < (base["rows"] or 0):
+                time_x = base["seconds"] / c["seconds"]
+                rss_x = base["rss"] / c["rss"]
+                goal = "%dx rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (
+                    base["rows"] / c["rows"], time_x, 1.05 * base["rows"] / c["rows"], rss_x)
+                met = time_x <= 1.05 * base["rows"] / c["rows"] and rss_x <= 1.2
+            elif base and base["seconds"] and c["seconds"]:
+                time_x = c["seconds"] / base["seconds"]
+                rss_x = c["rss"] / base["rss"]
+                goal = "vs %s rows: time %.1fx (<= 10.5x), RSS %.2fx (<= 1.2x)" % (
+                    fmt(base["rows"]), time_x, rss_x)
+                met = time_x <= 10.5 and rss_x <= 1.2
+        elif case == "latency":
+            target = LATENCY_PARALLEL * batch / RTT
+            if c["floor"]:
+                target = min(target, c["floor"])
+            goal = ">= 80%% of %s/s (%d in flight x batch %d / 20 ms)" % (fmt(target), LATENCY_PARALLEL, batch)
+            met = rate is not None and rate >= 0.8 * target
+        if isinstance(met, bool):
+            met = "yes" if met else "NO"
+        if not note.startswith("exit 0") and note != "peer only" and "rejected" not in note:
+            met = "FAILED (%s)" % note.split(";")[0]
+        elif "rejected" in note and not note.endswith(" 0 rejected"):
+            met = "FAILED (%s)" % note
+        table.append([case, fmt(c["rows"]), fmt(rate), fmt(c["rss"], 1), fmt(c["peer"]),
+                      "-" if ratio is None else "%.2fx" % ratio, fmt(c["floor"], 2 if (c["floor"] or 0) < 100 else 0),
+                      goal, met])
+
+    widths = [max(len(r[i]) for r in [header] + table) for i in range(len(header))]
+
+    def line(cells):
+        return "| " + " | ".join(cell.ljust(widths[i]) if i in (0, 7, 8) else cell.rjust(widths[i])
+                                 for i, cell in enumerate(cells)) + " |"
+
+    print(line(header))
+    print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 7, 8) else ("-" * (w + 2))
+                         for i, w in enumerate(widths)) + "|")
+    for row in table:
+        print(line(row))
+    notes = [(case, by_case[case]["note"]) for case, *_ in rows if ";" in by_case[case]["note"]]
+    if notes:
+        print()
+        for case, note in notes:
+            print("- %s: %s" % (case, note.split("; ", 1)[1]))
+
+
+if __name__ == "__main__":
+    main()
