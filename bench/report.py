@@ -35,8 +35,12 @@ def main():
     header = ["case", "rows", "items/s", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
     table = []
 
-    def fmt(value, digits=0):
-        return "-" if value is None else "{:,.{}f}".format(value, digits)
+    def fmt(value, digits=None):
+        if value is None:
+            return "-"
+        if digits is None:
+            digits = 2 if abs(value) < 10 else 0
+        return "{:,.{}f}".format(value, digits)
 
     for case, _, _, _, _, _, _, note in rows:
         c = by_case[case]
@@ -86,8 +90,8 @@ def main():
             met = "FAILED (%s)" % note.split(";")[0]
         elif "rejected" in note and not note.endswith(" 0 rejected"):
             met = "FAILED (%s)" % note
-        table.append([case, fmt(c["rows"]), fmt(rate), fmt(c["rss"], 1), fmt(c["peer"]),
-                      "-" if ratio is None else "%.2fx" % ratio, fmt(c["floor"], 2 if (c["floor"] or 0) < 100 else 0),
+        table.append([case, fmt(c["rows"], 0), fmt(rate), fmt(c["rss"], 1), fmt(c["peer"]),
+                      "-" if ratio is None else "%.2fx" % ratio, fmt(c["floor"]),
                       goal, met])
 
     widths = [max(len(r[i]) for r in [header] + table) for i in range(len(header))]

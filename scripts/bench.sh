@@ -3,10 +3,16 @@
 # beside the Python peers run on the same inputs in the same run and the C floor of each case; prints ONE
 # table (docs/bench.md explains every column, case, peer and floor).
 #
-# Sizes (environment): BENCH_ROWS (100000: create and import rows), BENCH_KEYSTORES (40), BENCH_GRANTS
-# (100000: sweep), BENCH_SESSIONS (10000: usage report), BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (2000),
-# BENCH_SCALE (default: scaling rows at 10,000 and BENCH_ROWS; full: also 1,000,000), BENCH_CASES (a
-# space-separated subset of: create import keystore sweep usage noop scale latency; default all).
+# Sizes (environment). BENCH_SCALE=full: the issue's sizes exactly (100,000 rows per create and import
+# case whatever they take, 100,000 grants, and scaling rows at 1,000,000 too); default: a bounded run
+# (about 20-30 minutes on a shared 2-core machine) whose table shows the rows each case ran.
+#   BENCH_ROWS (100000) create and import rows, at most
+#   BENCH_BUDGET (seconds, 120; full: 0 = none): a probe of BENCH_PROBE_ROWS (500) rows first; a create or
+#     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
+#   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
+#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (1000)
+#   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
+# Scaling rows: each create/import case again at a tenth of its rows (full: and at ten times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -17,13 +23,16 @@ for tool in "$wo" "$wb"; do
   [ -x "$tool" ] || { echo "bench: $tool is missing: swift build -c release --product $(basename "$tool")" >&2; exit 1; }
 done
 
+SCALE=${BENCH_SCALE:-default}
+if [ "$SCALE" = full ]; then default_budget=0 default_grants=100000; else default_budget=120 default_grants=20000; fi
 ROWS=${BENCH_ROWS:-100000}
+BUDGET=${BENCH_BUDGET:-$default_budget}
+PROBE_ROWS=${BENCH_PROBE_ROWS:-500}
 KEYSTORES=${BENCH_KEYSTORES:-40}
-GRANTS=${BENCH_GRANTS:-100000}
+GRANTS=${BENCH_GRANTS:-$default_grants}
 SESSIONS=${BENCH_SESSIONS:-10000}
 NOOP=${BENCH_NOOP:-1000000}
-LATENCY_ROWS=${BENCH_LATENCY_ROWS:-2000}
-SCALE=${BENCH_SCALE:-default}
+LATENCY_ROWS=${BENCH_LATENCY_ROWS:-1000}
 CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
 EMAIL=ops@example.com
 
@@ -35,6 +44,7 @@ mkdir -p "$inputs" "$runs"
 : > "$results"
 py=$(scripts/bench-peers.sh)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load=$(cut -d' ' -f1 /proc/loadavg)
 log() { echo "bench: $*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 
@@ -67,8 +77,23 @@ timed() {
   if [ "$STATUS" -ne 0 ]; then log "$name exited $STATUS (see $dir/stderr.txt)"; fi
 }
 
+# Rows of a CSV file whose last column is $2 (line ends CRLF or LF).
+rows_with() { if [ -f "$1" ]; then tr -d '\r' < "$1" | grep -c ",$2\$" || true; else echo 0; fi; }
+
 # Data rows of a CSV file (0 when it is missing).
 rows_of() { if [ -f "$1" ]; then echo $(($(wc -l < "$1") - 1)); else echo 0; fi; }
+
+# budget_rows SECONDS: the rows that fit in BUDGET at the probe's rate (PROBE_ROWS in SECONDS), rounded
+# down to 1, 2 or 5 x 10^k, between PROBE_ROWS and ROWS.
+budget_rows() {
+  awk -v rows="$ROWS" -v probe="$PROBE_ROWS" -v seconds="$1" -v budget="$BUDGET" 'BEGIN {
+    n = probe / seconds * budget
+    if (budget == 0 || n >= rows) { print rows; exit }
+    p = 1; while (p * 10 <= n) p *= 10
+    m = (n >= 5 * p) ? 5 * p : (n >= 2 * p) ? 2 * p : p
+    print (m < probe) ? probe : m
+  }'
+}
 
 # record CASE ROWS SECONDS RSS PEER_RATE PEER_RSS FLOOR_RATE NOTE
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$results"; }
@@ -80,6 +105,23 @@ peer() {
   PEER_RATE=$(cut -f4 <<< "$line")
   PEER_RSS=$(cut -f5 <<< "$line")
   rm -f "$out"/peer/peer-*
+}
+
+# probe_create TYPE / probe_import FORMAT INPUT: the rows for the case within BUDGET.
+probe_create() {
+  if [ "$BUDGET" = 0 ]; then echo "$ROWS"; return; fi
+  fresh_home "$runs/probe/home"
+  timed probe "$wo" run jobs/create-wallets.yaml --home "$runs/probe/home" --var count="$PROBE_ROWS" \
+    --var type="$1" --var output="$runs/probe/out.csv"
+  budget_rows "$SECONDS_TAKEN"
+}
+probe_import() {
+  if [ "$BUDGET" = 0 ]; then echo "$ROWS"; return; fi
+  fresh_home "$runs/probe/home"
+  head -n $((PROBE_ROWS + 1)) "$2" > "$runs/probe/input.csv"
+  timed probe "$wo" run jobs/import-keys.yaml --home "$runs/probe/home" --var input="$runs/probe/input.csv" \
+    --var format="$1" --var output="$runs/probe/out.csv" --var rejects="$runs/probe/rejects.csv"
+  budget_rows "$SECONDS_TAKEN"
 }
 
 # create_case NAME TYPE COUNT [PEER_MODE]
@@ -118,19 +160,23 @@ import_case() {
 input_hex() { "$py" bench/inputs.py hex "$1" "$inputs"; }
 input_sol() { "$py" bench/inputs.py sol "$1" "$inputs"; }
 
+create_rows_eth=$ROWS create_rows_sol=$ROWS import_rows_eth=$ROWS import_rows_sol=$ROWS
 if wants create; then
-  create_case create-eth ethereum "$ROWS" create-eth
-  create_case create-sol solana "$ROWS" create-sol
+  create_rows_eth=$(probe_create ethereum)
+  create_case create-eth ethereum "$create_rows_eth" create-eth
+  create_rows_sol=$(probe_create solana)
+  create_case create-sol solana "$create_rows_sol" create-sol
 fi
 
 if wants import; then
-  hex=$(input_hex "$ROWS")
+  import_rows_eth=$(probe_import hex-csv "$(input_hex "$ROWS")")
+  hex=$(input_hex "$import_rows_eth")
   import_case import-eth hex-csv "$hex" import-eth import-eth-coincurve
   log "import-eth: the eth-account peer"
   peer import-eth-ethaccount "$hex"
-  record import-eth/eth-account "$ROWS" - - "$PEER_RATE" "$PEER_RSS" "$(floor import-eth)" "peer only"
-  sol=$(input_sol "$ROWS")
-  import_case import-sol base58-csv "$sol" import-sol import-sol
+  record import-eth/eth-account "$import_rows_eth" - - "$PEER_RATE" "$PEER_RSS" "$(floor import-eth)" "peer only"
+  import_rows_sol=$(probe_import base58-csv "$(input_sol "$ROWS")")
+  import_case import-sol base58-csv "$(input_sol "$import_rows_sol")" import-sol import-sol
 fi
 
 if wants keystore; then
@@ -148,11 +194,11 @@ if wants sweep; then
   sweep_vars=(--var select=non-caller --var type=remote --var max_revocations=$((GRANTS + 1000)))
   timed sweep-plan "$wo" run jobs/revoke-sweep.yaml --home "$home" --var mode=plan "${sweep_vars[@]}" \
     --var output="$runs/sweep-plan/plan.csv"
-  record sweep-plan "$(grep -c ',planned$' "$runs/sweep-plan/plan.csv" || true)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
+  record sweep-plan "$(rows_with "$runs/sweep-plan/plan.csv" planned)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
     "$(floor sweep-plan)" "exit $STATUS; staged: $(cut -f5 <<< "$stage")"
   timed sweep-apply "$wo" run jobs/revoke-sweep.yaml --home "$home" --var mode=apply "${sweep_vars[@]}" \
     --var output="$runs/sweep-apply/apply.csv"
-  record sweep-apply "$(grep -c ',revoked$' "$runs/sweep-apply/apply.csv" || true)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
+  record sweep-apply "$(rows_with "$runs/sweep-apply/apply.csv" revoked)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
     "$(floor sweep-apply)" "exit $STATUS"
   rm -rf "$home"
 fi
@@ -186,11 +232,12 @@ if wants noop; then
 fi
 
 if wants scale; then
-  sizes=(10000)
-  if [ "$SCALE" = full ]; then sizes+=(1000000); fi
-  for n in "${sizes[@]}"; do
-    [ "$n" -eq "$ROWS" ] && continue
+  factors=(10)
+  if [ "$SCALE" = full ]; then factors+=(0.1); fi
+  for f in "${factors[@]}"; do
+    n=$(awk -v r="$create_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
     create_case "scale-create-eth-$n" ethereum "$n"
+    n=$(awk -v r="$import_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
     import_case "scale-import-eth-$n" hex-csv "$(input_hex "$n")" import-eth
   done
 fi
@@ -224,8 +271,9 @@ if wants latency; then
   rm -rf "$home"
 fi
 
-echo "## make bench ($started, $(nproc) cores, release build; sizes: rows $ROWS, keystores $KEYSTORES," \
-  "grants $GRANTS, sessions $SESSIONS, no-op $NOOP, scale $SCALE)"
+echo "## make bench ($started to $(date -u +%H:%M:%SZ), $(nproc) cores, load average at start $load, release build;" \
+  "rows <= $ROWS (budget ${BUDGET}s per case), keystores $KEYSTORES, grants $GRANTS, sessions $SESSIONS," \
+  "no-op $NOOP, scale $SCALE)"
 echo
 python3 bench/report.py "$results" "${BENCH_IMPORT_BATCH:-1}"
 echo

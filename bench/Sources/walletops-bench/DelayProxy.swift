@@ -33,8 +33,7 @@ enum DelayProxy {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
-        print("http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))\n".utf8))
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }

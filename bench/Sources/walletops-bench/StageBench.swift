@@ -98,11 +98,12 @@ enum StageBench {
         let authorizeSeconds = (Measure.now() - authorizeStart) / 1e6
 
         // Transfers: each remote spends within its first session.
+        let spenders = remoteClients
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (remote, wallet, session) in firstSessions {
-                let client = remoteClients[remote]
+                let client = spenders[remote]
                 group.addTask {
-                    for _ in stride(from: remote, to: transfers, by: remoteClients.count) {
+                    for _ in stride(from: remote, to: transfers, by: spenders.count) {
                         let prepared = try await client.call(
                             .prepareEthereumTransaction,
                             PrepareEthereumTransactionRequest.nativeTransfer(
