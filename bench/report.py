@@ -2,6 +2,7 @@
 """The one table of `make bench` from scripts/bench.sh's results (tab-separated: case, rows, seconds,
 peak RSS MiB, peer items/s, peer peak RSS MiB, floor items/s, note), with each case's goal of issue 9
 checked. Usage: report.py RESULTS.tsv [IMPORT_BATCH]."""
+import os
 import sys
 
 RTT = 0.020          # the delay proxy's added round trip
@@ -25,14 +26,30 @@ def main():
         parts = line.rstrip("\n").split("\t")
         if len(parts) >= 8:
             rows.append(parts)
+    runs = os.path.join(os.path.dirname(os.path.abspath(path)), "runs")
+
+    def cpu_seconds(case):
+        """User + system CPU of the case's walletops process, from its `time -v` report."""
+        try:
+            text = open(os.path.join(runs, case, "time.txt")).read()
+        except OSError:
+            return None
+        total = 0.0
+        for line in text.splitlines():
+            if "User time (seconds)" in line or "System time (seconds)" in line:
+                total += float(line.rsplit(":", 1)[1])
+        return total
+
     by_case = {}
     for case, count, seconds, rss, peer, peer_rss, floor, note in rows:
         count, seconds, rss = number(count), number(seconds), number(rss)
         rate = count / seconds if count is not None and seconds else None
+        cpu = cpu_seconds(case) if rate else None
         by_case[case] = dict(rows=count, seconds=seconds, rate=rate, rss=rss, peer=number(peer),
+                             cpu_ms=1000 * cpu / count if cpu is not None and count else None,
                              peer_rss=number(peer_rss), floor=number(floor), note=note)
 
-    header = ["case", "rows", "items/s", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
+    header = ["case", "rows", "items/s", "CPU ms/item", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
     table = []
 
     def fmt(value, digits=None):
@@ -90,18 +107,19 @@ def main():
             met = "FAILED (%s)" % note.split(";")[0]
         elif "rejected" in note and not note.endswith(" 0 rejected"):
             met = "FAILED (%s)" % note
-        table.append([case, fmt(c["rows"], 0), fmt(rate), fmt(c["rss"], 1), fmt(c["peer"]),
+        cpu_ms = fmt(c["cpu_ms"], 3 if (c["cpu_ms"] or 0) < 1 else 2)
+        table.append([case, fmt(c["rows"], 0), fmt(rate), cpu_ms, fmt(c["rss"], 1), fmt(c["peer"]),
                       "-" if ratio is None else "%.2fx" % ratio, fmt(c["floor"]),
                       goal, met])
 
     widths = [max(len(r[i]) for r in [header] + table) for i in range(len(header))]
 
     def line(cells):
-        return "| " + " | ".join(cell.ljust(widths[i]) if i in (0, 7, 8) else cell.rjust(widths[i])
+        return "| " + " | ".join(cell.ljust(widths[i]) if i in (0, 8, 9) else cell.rjust(widths[i])
                                  for i, cell in enumerate(cells)) + " |"
 
     print(line(header))
-    print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 7, 8) else ("-" * (w + 2))
+    print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 8, 9) else ("-" * (w + 2))
                          for i, w in enumerate(widths)) + "|")
     for row in table:
         print(line(row))
