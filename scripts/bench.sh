@@ -290,4 +290,4 @@ echo "## make bench ($started to $(date -u +%H:%M:%SZ), $(nproc) cores, load ave
 echo
 python3 bench/report.py "$results" "${BENCH_IMPORT_BATCH:-1}"
 echo
-echo "floor parts (C, CPU us): $(cat "$out/floor-parts.txt")"
+echo "C floor $(cat "$out/floor-parts.txt") (CPU time, fastest round)"
