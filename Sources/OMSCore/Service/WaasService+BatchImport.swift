@@ -163,9 +163,11 @@ extension WaasService {
         } catch {
             throw WaasError(.invalidRequest, "keyMaterial.encapsulatedKey is not a \(suite.rawValue) public key")
         }
+        let sealer = try custody.sealer()
         return try range.map { index in
             do {
-                return try prepareImport(items[index], index: index, recipient: recipient, keyId: keyId)
+                return try prepareImport(
+                    items[index], index: index, recipient: recipient, sealer: sealer, keyId: keyId)
             } catch let error as WaasError {
                 return .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
             }
@@ -174,9 +176,9 @@ extension WaasService {
 
     /// One item: the checks of a single ImportWallet, in the same order. Throws `WaasError` for a refusal
     /// of this item, anything else for a failure of the core (which fails the batch).
-    private func prepareImport(_ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, keyId: String)
-        throws -> PreparedImport
-    {
+    private func prepareImport(
+        _ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, sealer: KeyCustody.Sealer, keyId: String
+    ) throws -> PreparedImport {
         guard item.networkFamily.isKnown else {
             throw WaasError(.unsupportedWalletType, "networkFamily \(item.networkFamily) is not supported")
         }
@@ -200,7 +202,7 @@ extension WaasService {
         }
         let type = item.networkFamily.walletType
         let walletId = Identifier.make("wal")
-        let (address, sealed) = try importedKey(plaintext, type: type, walletId: walletId)
+        let (address, sealed) = try importedKey(plaintext, type: type, walletId: walletId, sealer: sealer)
         return .ready(walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
     }
 }

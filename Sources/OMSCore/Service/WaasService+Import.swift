@@ -111,14 +111,20 @@ extension WaasService {
     }
 
     /// Validates an imported key as OMS-REFERENCE "Import" states, derives its address and seals it.
-    func importedKey(_ plaintext: SecretBytes, type: WalletType, walletId: String) throws -> (String, [UInt8]) {
+    /// - Parameter sealer: seals with an already keyed context (a batch's chunk); else `custody.seal`.
+    func importedKey(_ plaintext: SecretBytes, type: WalletType, walletId: String, sealer: KeyCustody.Sealer? = nil)
+        throws -> (String, [UInt8])
+    {
+        func seal(_ key: SecretBytes) throws -> [UInt8] {
+            try sealer?.seal(key, for: walletId) ?? custody.seal(key, for: walletId)
+        }
         switch type {
         case .ethereum:
             let key = try ImportedKeyParser.ethereum(plaintext)
-            return (key.ethereumAddress.checksummed, try custody.seal(key.secretBytes, for: walletId))
+            return (key.ethereumAddress.checksummed, try seal(key.secretBytes))
         case .solana:
             let key = try ImportedKeyParser.solana(plaintext)
-            return (key.solanaAddress, try custody.seal(key.seed, for: walletId))
+            return (key.solanaAddress, try seal(key.seed))
         case .unknown(let name):
             throw WaasError(.unsupportedWalletType, "wallet type \(name) is not supported")
         }
