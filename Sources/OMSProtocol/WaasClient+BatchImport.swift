@@ -78,8 +78,15 @@ extension WaasClient {
                 keyId: recipient.keyId, suite: suite.rawValue,
                 encapsulatedKey: CanonicalBase64.encode(sender.encapsulatedKey)),
             wallets: wallets)
-        let response = try await attestedCall(
-            method, body: Self.encodeBody(request), as: ImportWalletsResponse.self, verifier: verifier)
+        let (reply, _) = try await attestedReply(method, body: request.jsonBytes(), verifier: verifier)
+        let response: ImportWalletsResponse
+        do {
+            response = try ImportWalletsResponse(jsonBytes: reply.body)
+        } catch {
+            throw WaasClientError(
+                .invalidResponse, method: method, "ImportWallets: reply does not decode: \(error)", status: reply.status
+            )
+        }
         return try Self.results(of: response, for: items)
     }
 
