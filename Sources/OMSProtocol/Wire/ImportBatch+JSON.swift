@@ -7,7 +7,28 @@ import WalletCrypto
 extension ImportWalletsResponse {
     /// The reply as compact JSON.
     public func jsonBytes() -> [UInt8] {
-        JSONValue.object(["results": .array(results.map(\.jsonValue))]).serializedBytes()
+        var writer = JSONByteWriter(capacity: 64 + 220 * results.count)
+        writer.beginObject()
+        writer.beginArray("results")
+        for result in results {
+            writer.beginObject()
+            if let wallet = result.wallet {
+                writer.key("wallet")
+                wallet.write(to: &writer)
+            }
+            if let error = result.error {
+                writer.key("error")
+                writer.beginObject()
+                writer.member("code", error.code)
+                writer.member("name", error.name)
+                writer.member("message", error.message)
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 
     /// Reads a reply; every member is type-checked as the synthesized decoder would.
@@ -37,21 +58,6 @@ extension ImportWalletsResponse {
 }
 
 extension ImportWalletsResult {
-    var jsonValue: JSONValue {
-        var members: [(String, JSONValue)] = []
-        if let wallet { members.append(("wallet", wallet.jsonValue)) }
-        if let error {
-            members.append(
-                (
-                    "error",
-                    .object([
-                        "code": .int(Int64(error.code)), "name": .string(error.name), "message": .string(error.message),
-                    ])
-                ))
-        }
-        return .object(JSONObject(members))
-    }
-
     init(json: JSONValue, path: String) throws(ImportWalletsResponse.DecodingError) {
         guard json.objectValue != nil else { throw .init("\(path): expected an object") }
         var wallet: Wallet?
@@ -68,14 +74,15 @@ extension ImportWalletsResult {
 }
 
 extension Wallet {
-    var jsonValue: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(id)), ("address", .string(address)), ("networkFamily", .string(networkFamily.rawValue)),
-            ("keyOrigin", .string(keyOrigin.rawValue)),
-        ]
-        if let type { members.append(("type", .string(type.rawValue))) }
-        if let reference { members.append(("reference", .string(reference))) }
-        return .object(JSONObject(members))
+    func write(to writer: inout JSONByteWriter) {
+        writer.beginObject()
+        writer.member("id", id)
+        writer.member("address", address)
+        writer.member("networkFamily", networkFamily.rawValue)
+        writer.member("keyOrigin", keyOrigin.rawValue)
+        writer.member("type", type?.rawValue)
+        writer.member("reference", reference)
+        writer.endObject()
     }
 
     init(json: JSONValue, path: String) throws(ImportWalletsResponse.DecodingError) {
@@ -101,17 +108,25 @@ extension Wallet {
 extension ImportWalletsRequest {
     /// The request as compact JSON (the synthesized `Codable`'s members and order).
     public func jsonBytes() -> [UInt8] {
-        let items: [JSONValue] = wallets.map { item in
-            var members: [(String, JSONValue)] = [("networkFamily", .string(item.networkFamily.rawValue))]
-            if let reference = item.reference { members.append(("reference", .string(reference))) }
-            members.append(("ciphertext", .string(item.ciphertext)))
-            return .object(JSONObject(members))
+        var writer = JSONByteWriter(capacity: 256 + 160 * wallets.count)
+        writer.beginObject()
+        writer.key("keyMaterial")
+        writer.beginObject()
+        writer.member("keyId", keyMaterial.keyId)
+        writer.member("suite", keyMaterial.suite)
+        writer.member("encapsulatedKey", keyMaterial.encapsulatedKey)
+        writer.endObject()
+        writer.beginArray("wallets")
+        for item in wallets {
+            writer.beginObject()
+            writer.member("networkFamily", item.networkFamily.rawValue)
+            writer.member("reference", item.reference)
+            writer.member("ciphertext", item.ciphertext)
+            writer.endObject()
         }
-        let material: JSONValue = [
-            "keyId": .string(keyMaterial.keyId), "suite": .string(keyMaterial.suite),
-            "encapsulatedKey": .string(keyMaterial.encapsulatedKey),
-        ]
-        return JSONValue.object(["keyMaterial": material, "wallets": .array(items)]).serializedBytes()
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 
     /// Reads a well-formed request, or nil for anything else (the caller then lets the synthesized
