@@ -49,9 +49,11 @@ public final class WaasService: WaasRequestHandler {
 
     typealias Method = @Sendable (WaasService, Call, [UInt8]) async throws -> [UInt8]
 
-    /// Decodes the body as `Request`, runs `body`, encodes its result.
+    /// Decodes the body as `Request`, runs `body`, encodes its result (with `encode`: JSONEncoder unless a
+    /// method has a faster writer of the same JSON).
     static func method<Request: Decodable & Sendable, Response: Encodable & Sendable>(
-        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response,
+        encode: @escaping @Sendable (Response) throws -> [UInt8] = { try WaasClient.encodeBody($0) }
     ) -> Method {
         { service, call, bytes in
             let request: Request
@@ -66,11 +68,24 @@ public final class WaasService: WaasRequestHandler {
             guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
                 throw WaasError(.invalidRequest, "body: expected a JSON object")
             }
-            return try WaasClient.encodeBody(try await body(service, call, request))
+            return try encode(try await body(service, call, request))
         }
     }
 
     static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
+
+    /// Like ``method(_:encode:)`` for a request with a fast reader of its own (`parse`, nil for anything
+    /// not well formed): a body it refuses goes through the ordinary decoder, whose errors name the field.
+    static func method<Request: Decodable & Sendable, Response: Encodable & Sendable>(
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response,
+        parse: @escaping @Sendable ([UInt8]) -> Request?, encode: @escaping @Sendable (Response) throws -> [UInt8]
+    ) -> Method {
+        let ordinary = method(body, encode: encode)
+        return { service, call, bytes in
+            guard let request = parse(bytes) else { return try await ordinary(service, call, bytes) }
+            return try encode(try await body(service, call, request))
+        }
+    }
 
     /// Every method the core serves: one table per feature file, keyed by path.
     static let methods: [String: Method] = [

@@ -10,6 +10,7 @@ import Foundation
 ///     walletops-bench import [--imports N]     attested imports per second beside the crypto floor
 ///     walletops-bench stage --home H ...        stages wallets and sessions in a walletops home (StageBench)
 ///     walletops-bench delay-proxy --to HOST:PORT [--port P] [--delay-ms D]   test-only delaying TCP proxy
+///     walletops-bench import-batch [--batch N] [--batches M]   batched attested imports (ImportWallets)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -42,12 +43,14 @@ do {
     case "import": print(try await ImportBench.run(arguments))
     case "stage": print(try await StageBench.run(arguments))
     case "delay-proxy": try DelayProxy.run(arguments)
+    case "import-batch": print(try await ImportBench.runBatched(arguments))
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]"
-                    + " | access [--grants N] | import [--imports N] | stage --home H [--wallets W] [--sessions S]"
-                    + " [--transfers T] | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
+                    + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
+                    + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
+                    + " | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
         exit(64)
     }
 } catch {
