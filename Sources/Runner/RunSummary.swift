@@ -42,6 +42,13 @@ public struct ProgressEvent: Sendable {
     public var steps: [StepProgress]
     /// True for the last event of the run.
     public var isFinal: Bool
+
+    /// Creates a snapshot (the engine makes them; displays are tested with their own).
+    public init(elapsed: Duration, steps: [StepProgress], isFinal: Bool) {
+        self.elapsed = elapsed
+        self.steps = steps
+        self.isFinal = isFinal
+    }
 }
 
 /// What a run ended as, and the process exit code it maps to.
