@@ -86,10 +86,9 @@ public final class RunHandle: Sendable {
         }
     }
 
-    /// Takes the buffered outcomes and the steps' watermarks with `take` ON the database queue (so
-    /// batches commit in the order they were taken, and a watermark is never committed before the
-    /// outcomes below it), drops the rows its watermark makes redundant, and writes the rest with the
-    /// watermarks in one transaction.
+    /// Takes the buffered rows and the steps' watermarks with `take` ON the database queue (so batches
+    /// commit in the order they were taken, and a watermark is never committed before the outcomes below
+    /// it; `take` leaves out the rows its watermark makes redundant), and writes them in one transaction.
     func flush(_ take: @escaping @Sendable () -> (updates: [Update], marks: [String: Mark])) async throws {
         let runID = runID
         try await store.queue.write { db in
@@ -98,10 +97,7 @@ public final class RunHandle: Sendable {
             let written = self.writtenMarks.withLock { $0 }
             let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
             guard !updates.isEmpty || !moved.isEmpty else { return }
-            let rows = updates.filter { update in
-                !(update.coveredByWatermark && update.index < (marks[update.step]?.watermark ?? 0))
-            }
-            try Self.writeRows(db, runID: runID, rows)
+            try Self.writeRows(db, runID: runID, updates)
             let mark = try db.cachedStatement(Self.markSQL)
             for (step, value) in moved {
                 try mark.bind(runID, at: 1)

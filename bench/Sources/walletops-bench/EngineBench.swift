@@ -47,6 +47,14 @@ enum EngineBench {
             cpuSeconds: cpuSeconds() - cpuStart)
     }
 
+    /// `--items N`: one measurement of N items (for profiling), instead of the table's two sizes.
+    static func counts(_ arguments: [String]) -> [Int] {
+        guard let index = arguments.firstIndex(of: "--items"), index + 1 < arguments.count,
+            let count = Int(arguments[index + 1]), count > 0
+        else { return [100_000, 1_000_000] }
+        return [count]
+    }
+
     /// Peer figures by item count: items/s, peak RSS MiB, CPU seconds.
     static func readPeer(_ arguments: [String]) -> [Int: (Double, Double, Double)] {
         guard let index = arguments.firstIndex(of: "--peer"), index + 1 < arguments.count,
@@ -66,9 +74,10 @@ enum EngineBench {
 
     /// The table: 100,000 then 1,000,000 items (peak RSS is the process high-water mark, so the
     /// smaller run goes first).
-    static func run(peer: [Int: (Double, Double, Double)]) async throws -> String {
+    static func run(peer: [Int: (Double, Double, Double)], counts: [Int] = [100_000, 1_000_000]) async throws -> String
+    {
         var figures: [Figure] = []
-        for count in [100_000, 1_000_000] { figures.append(try await measure(count)) }
+        for count in counts { figures.append(try await measure(count)) }
         var table = Table(header: [
             "case", "items", "items/s", "CPU s", "peak RSS MiB", "peer items/s", "peer CPU s", "peer RSS MiB", "ratio",
             "goal",
