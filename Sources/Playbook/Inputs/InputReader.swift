@@ -48,6 +48,22 @@ public final class InputReader {
         }
     }
 
+    /// Reads the rest of the input only to count its items, checking it as ``next()`` would (it throws
+    /// what `next()` would throw). CSV rows are checked without being built, several times faster
+    /// than calling `next()` to the end; the reader is at the end afterwards.
+    public func countRemaining() throws(InputError) -> Int {
+        switch backend {
+        case .csv(let reader):
+            let rows = try reader.countRemaining()
+            count += rows
+            return rows
+        default:
+            var rows = 0
+            while try next() != nil { rows += 1 }
+            return rows
+        }
+    }
+
     /// The next item, or `nil` at the end.
     public func next() throws(InputError) -> InputItem? {
         switch backend {
