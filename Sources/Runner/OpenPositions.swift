@@ -43,6 +43,9 @@ struct OpenPositions {
         }
     }
 
+    /// Entries stored, open or not (for tests of the memory bound).
+    var storedCount: Int { positions.count }
+
     /// The lowest open position and the hash of the keys before it.
     var lowest: (position: Int, hash: UInt64)? {
         head < positions.count ? (positions[head], hashes[head]) : nil
