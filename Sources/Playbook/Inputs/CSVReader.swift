@@ -275,6 +275,8 @@ public final class CSVReader {
     /// A field of a row being counted: it must be UTF-8 (as ``endRecord()`` requires).
     private func checkField(_ bytes: [UInt8], line: Int) throws(InputError) {
         fieldCount += 1
+        // ASCII (the common case) is UTF-8; only other bytes need the decoder.
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return }
         var iterator = bytes.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         while true {
