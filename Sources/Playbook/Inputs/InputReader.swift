@@ -64,6 +64,20 @@ public final class InputReader {
         }
     }
 
+    /// The next item's key and its fields as text, or `nil` at the end: what a work item carries. A CSV
+    /// row's columns as they are (no template value is built for it); another item's members as text
+    /// (non-string members as JSON), or a non-object item as the field `value`
+    /// (``TemplateValue/textFields``).
+    public func nextTextFields() throws(InputError) -> (key: String, fields: [String: String])? {
+        if case .csv(let reader) = backend {
+            guard let record = try reader.next() else { return nil }
+            count += 1
+            return ("row:\(record.row)", record.values)
+        }
+        guard let item = try next() else { return nil }
+        return (item.key, item.value.textFields)
+    }
+
     /// The next item, or `nil` at the end.
     public func next() throws(InputError) -> InputItem? {
         switch backend {
