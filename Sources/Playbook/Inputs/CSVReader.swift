@@ -311,11 +311,12 @@ public final class CSVReader {
 
     /// Ends the current record; the caller has ended its last field (``endField()``).
     private func endRecord() throws(InputError) {
-        let raw = fields
-        fields.removeAll(keepingCapacity: true)
         recordHasContent = false
         var strings: [String] = []
-        for bytes in raw {
+        strings.reserveCapacity(fields.count)
+        // Emptied in place after use (a copy would make the removal reallocate the field list).
+        defer { fields.removeAll(keepingCapacity: true) }
+        for bytes in fields {
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 throw error(line: recordLine, "the row is not valid UTF-8")
             }
@@ -340,7 +341,7 @@ public final class CSVReader {
                 line: recordLine, row: rowNumber,
                 "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(strings.count)")
         }
-        var values: [String: String] = [:]
+        var values = [String: String](minimumCapacity: columns.count)
         for (name, value) in zip(columns, strings) { values[name] = value }
         ready.append(Record(row: rowNumber, line: recordLine, fields: strings, values: values))
     }
