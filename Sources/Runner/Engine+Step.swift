@@ -284,7 +284,7 @@ extension Engine {
     /// A worker: runs items one at a time until the feed ends.
     ///
     /// Quick items are taken in batches (doubling up to ``maxTake`` while they stay under ``quickItem``;
-    /// one at a time as soon as they are not, so a slow item never waits behind a worker's batch), and
+    /// one at a time as soon as a batch is not quick, so slow items are not held in batches), and
     /// each plain success costs one atomic add and one short lock. An item without a probe, rate limit or
     /// timeout is run inline (no extra async frame); anything else, or a first attempt that throws,
     /// goes through ``process(_:_:_:first:)``.
