@@ -64,10 +64,8 @@ struct PreparedRun {
             fingerprints[name] = rendered.map(InputFingerprint.of(path:)) ?? "unrenderable"
             if countInputs {
                 do {
-                    let reader = try InputReader(declaration, context: publicContext)
-                    var count = 0
-                    while try reader.next() != nil { count += 1 }
-                    inputCounts[name] = count
+                    // Checked like the run will read it (a bad row stops the command here), not built.
+                    inputCounts[name] = try InputReader(declaration, context: publicContext).countRemaining()
                 } catch {
                     cli.standardError.writeLine("Error: input '\(name)': \(redactor.redact(error.description))")
                     throw CommandExit(.usage)
