@@ -11,7 +11,9 @@ public protocol RequestSigner: Sendable {
 }
 
 /// Nonces as the official SDK makes them: milliseconds since the epoch, raised by one when equal, so
-/// they strictly increase for every request made through this source.
+/// they strictly increase for every request made through this source. After a stale-nonce refusal the
+/// client raises the source (``raise(above:)``, ``skip(milliseconds:)``): another signer of the same
+/// credential got ahead of it.
 public final class NonceSource: Sendable {
     private let last = Mutex<UInt64>(0)
     private let now: @Sendable () -> UInt64
@@ -26,6 +28,17 @@ public final class NonceSource: Sendable {
             last = max(candidate, last + 1)
             return last
         }
+    }
+
+    /// Makes every later nonce greater than `nonce` (the core's last accepted one).
+    public func raise(above nonce: UInt64) {
+        last.withLock { $0 = max($0, nonce) }
+    }
+
+    /// Moves the next nonce `milliseconds` past the later of the clock and the last nonce given.
+    public func skip(milliseconds: UInt64) {
+        let candidate = now()
+        last.withLock { $0 = max($0, candidate) + milliseconds }
     }
 }
 
@@ -97,20 +110,13 @@ public struct WaasClient: Sendable {
         return try Self.decode(Response.self, from: response, method: method)
     }
 
-    /// Calls a method with exact body bytes and returns the raw reply (for attested calls that must
-    /// check the reply bytes). A service error is thrown as `WaasError`.
+    /// Calls a method with exact body bytes and returns the raw reply with the request that got it (for
+    /// attested calls that must check the reply bytes). A service error is thrown as `WaasError`; a
+    /// stale-nonce refusal is first sent again under a fresh nonce (bounded, see `WaasClient+StaleNonce`).
     public func callRaw(
         _ method: WaasMethod, body: [UInt8], extraHeaders: [(name: String, value: String)] = []
     ) async throws -> (WaasHTTPResponse, WaasHTTPRequest) {
-        let request = try makeRequest(method, body: body, extraHeaders: extraHeaders)
-        let response = try await transport.send(request)
-        guard (200..<300).contains(response.status) else {
-            if let error = WaasError(wireBody: response.body, httpStatus: response.status) { throw error }
-            throw WaasClientError(
-                .invalidResponse, method: method, "HTTP \(response.status) without an error body",
-                status: response.status)
-        }
-        return (response, request)
+        try await sendRetryingStaleNonces(method, body: body, extraHeaders: extraHeaders)
     }
 
     /// Decodes a successful reply.
