@@ -8,11 +8,11 @@ import Foundation
 /// nonce and be refused with PreconditionFailed (7206). The core checks the nonce before anything else,
 /// inside the method's transaction, so such a refusal changed nothing: sending the request again under a
 /// fresh, higher nonce is safe for every method, creating ones included. The client does so at most
-/// ``maximumNonceAttempts`` times in all, waiting a little (a few milliseconds, jittered) between
+/// ``nonceAttempts`` times in all (default ``maximumNonceAttempts``), waiting a little (a few milliseconds, jittered) between
 /// attempts, and raises its nonce source above the refused one: above the last nonce the core names in
 /// its message when it does ("... the last one used (N)"), else by a doubling step.
 extension WaasClient {
-    /// Attempts per call (the first one included) before a stale-nonce refusal is thrown.
+    /// The default attempts per call (the first one included) before a stale-nonce refusal is thrown.
     public static let maximumNonceAttempts = 8
 
     /// Whether `error` is a stale-nonce refusal, and the core's last nonce when its message names it.
@@ -40,7 +40,7 @@ extension WaasClient {
                     status: response.status)
             }
             let stale = Self.staleNonce(error)
-            guard method.isProtected, stale.isStale, attempt < Self.maximumNonceAttempts else { throw error }
+            guard method.isProtected, stale.isStale, attempt < nonceAttempts else { throw error }
             if let last = stale.lastUsed {
                 nonces.raise(above: last)
             } else {

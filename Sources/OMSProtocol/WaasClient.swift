@@ -51,23 +51,36 @@ public struct WaasClient: Sendable {
     public let publishableKey: PublishableKey
     public let signer: (any RequestSigner)?
     public let nonces: NonceSource
+    /// Attempts per call, the first included, when the core refuses a nonce as stale (1: never resend).
+    public let nonceAttempts: Int
 
     /// The `Webrpc` header the official SDK sends.
     public static let webrpcHeader = "webrpc@v0.37.2;gen-typescript@v0.26.0;waas@v1-26.9.22-f21ed9d2"
 
     public init(
         transport: any WaasTransport, publishableKey: PublishableKey, signer: (any RequestSigner)? = nil,
-        nonces: NonceSource = NonceSource()
+        nonces: NonceSource = NonceSource(), nonceAttempts: Int = WaasClient.maximumNonceAttempts
     ) {
         self.transport = transport
         self.publishableKey = publishableKey
         self.signer = signer
         self.nonces = nonces
+        self.nonceAttempts = max(1, nonceAttempts)
     }
 
     /// The same client signing with another credential.
     public func signing(with signer: any RequestSigner, nonces: NonceSource = NonceSource()) -> WaasClient {
-        WaasClient(transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces)
+        WaasClient(
+            transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces,
+            nonceAttempts: nonceAttempts)
+    }
+
+    /// The same client with another bound on stale-nonce resends (1: a stale nonce is thrown at once, for
+    /// tests of the core's nonce rule).
+    public func resendingStaleNonces(attempts: Int) -> WaasClient {
+        WaasClient(
+            transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces,
+            nonceAttempts: attempts)
     }
 
     /// JSON as the TypeScript SDK writes it: absent fields left out, slashes unescaped.
