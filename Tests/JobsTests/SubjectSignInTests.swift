@@ -79,6 +79,32 @@ import WalletCrypto
         #expect(await signIn.signInCount == 50, "cached: no new sign-in")
     }
 
+    @Test func signsSubjectsInAgainstAServedCore() async throws {
+        let (issuer, _) = try Self.ecIssuer()
+        let world = try await World(trusting: [issuer])
+        defer { world.remove() }
+        let server = try WaasHTTPServer.start(
+            handler: world.connection.service!, wellKnown: WellKnownDocuments { _ in nil },
+            configuration: WaasHTTPServer.Configuration(host: "127.0.0.1", port: 0, threadPoolSize: 2))
+        let served = try CoreConnection.open(home: world.home, coreURL: server.baseURL, openHome: false)
+        let signIn = SubjectSignIn(issuer: issuer, connection: served, publishableKey: world.publishableKey)
+        let rows = (1...10).flatMap { ["served-\($0)", "served-\($0)", "served-\($0)"] }
+        let credentials = try await withThrowingTaskGroup(of: (String, StoredCredential).self) { group in
+            for subject in rows { group.addTask { (subject, try await signIn.session(for: subject).credential) } }
+            var all: [String: Set<String>] = [:]
+            for try await (subject, credential) in group {
+                all[subject, default: []].insert(credential.credentialId)
+                #expect(credential.core == served.coreName)
+            }
+            return all
+        }
+        #expect(credentials.count == 10 && credentials.values.allSatisfy { $0.count == 1 })
+        #expect(await signIn.signInCount == 10)
+        let wallets = try await CoreConnection.allWallets(try await signIn.client(for: "served-3"))
+        #expect(wallets.isEmpty)
+        await server.stop(grace: .seconds(1))
+    }
+
     @Test func theCacheIsBoundedAndRenewsNearExpiry() async throws {
         let (issuer, _) = try Self.ecIssuer()
         let world = try await World(trusting: [issuer])
