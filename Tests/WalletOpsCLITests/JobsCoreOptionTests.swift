@@ -85,4 +85,33 @@ import Testing
         #expect(retried.status == 0, "\(retried)")
         #expect(world.rows("retry.csv").map { $0["reference"]! } == ["opt-1", "opt-2"])
     }
+
+    @Test func dueRunsTheScheduledJobsAgainstTheCoreOption() throws {
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        let folder = world.scratch.appendingPathComponent("playbooks")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Fixtures.repositoryRoot.appendingPathComponent("jobs/revoke-sweep.yaml"),
+            to: folder.appendingPathComponent("revoke-sweep.yaml"))
+        // A wallet, so the sweep has grants to walk.
+        let wallet = try BuiltBinary.run(["wallet", "create", "--home", world.home.path, "--core", world.core])
+        #expect(wallet.status == 0, "\(wallet)")
+        // The sweep is scheduled at 03:15: due when checked at 03:15:30 (first check: one minute back).
+        let due = try BuiltBinary.run(
+            ["due", folder.path, "--home", world.home.path, "--core", world.core, "--now", "2026-11-30T03:15:30Z"],
+            directory: world.scratch)
+        #expect(due.status == 0, "\(due)")
+        // The output var's default, sweep.csv, is relative (to the run's directory or the playbook's).
+        let written = try #require(
+            [world.scratch, folder].map { $0.appendingPathComponent("sweep.csv").path }.first {
+                FileManager.default.fileExists(atPath: $0)
+            }, "\(due)")
+        // Default selection (expired): nothing to revoke on a new account, but the sweep listed its grants.
+        let text = try String(contentsOfFile: written, encoding: .utf8)
+        #expect(text == "wallet_id,credential_id,session_id,type,app_name,expires_at,reason,result\r\n", "\(text)")
+        // The next day, without --core: the embedded core, where this home is not signed in.
+        let embedded = try BuiltBinary.run(
+            ["due", folder.path, "--home", world.home.path, "--now", "2026-12-01T03:15:30Z"], directory: world.scratch)
+        #expect(embedded.status != 0, "\(embedded)")
+    }
 }
