@@ -11,7 +11,9 @@ import WalletCrypto
 public struct AppIssuer: Sendable, CustomStringConvertible {
     /// The JOSE algorithm, from the key's type.
     public enum Algorithm: String, Sendable {
+        /// ECDSA P-256 with SHA-256 (RFC 7518 §3.4).
         case es256 = "ES256"
+        /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3).
         case rs256 = "RS256"
     }
 
@@ -123,5 +125,6 @@ public struct AppIssuer: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The issuer, kid and algorithm: never the key.
     public var description: String { "AppIssuer(\(issuer), kid \(keyID), \(algorithm.rawValue))" }
 }

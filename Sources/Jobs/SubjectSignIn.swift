@@ -17,7 +17,9 @@ import WalletCrypto
 public actor SubjectSignIn {
     /// A signed-in subject: its credential and a client signing with it (one nonce source per subject).
     public struct Session: Sendable {
+        /// The subject's credential (in memory only; never saved to the home).
         public let credential: StoredCredential
+        /// A client signing as the subject, shared by every row of it.
         public let client: WaasClient
     }
 
