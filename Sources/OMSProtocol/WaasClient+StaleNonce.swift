@@ -8,12 +8,15 @@ import Foundation
 /// nonce and be refused with PreconditionFailed (7206). The core checks the nonce before anything else,
 /// inside the method's transaction, so such a refusal changed nothing: sending the request again under a
 /// fresh, higher nonce is safe for every method, creating ones included. The client does so at most
-/// ``nonceAttempts`` times in all (default ``maximumNonceAttempts``), waiting a little (a few milliseconds, jittered) between
-/// attempts, and raises its nonce source above the refused one: above the last nonce the core names in
-/// its message when it does ("... the last one used (N)"), else by a doubling step.
+/// ``nonceAttempts`` times in all (default ``maximumNonceAttempts``), after a jittered pause of a few
+/// milliseconds, with its nonce source raised ahead of the refusal: past the last nonce the core names
+/// in its message when it does ("... the last one used (L)"), else past its own clock, by a margin that
+/// doubles per attempt (4, 8, 16 ... ms). The margin matters when the other signer keeps sending (a job
+/// with many requests in flight): landing just above `L` would lose the same race again to the requests
+/// it signed meanwhile, while a few milliseconds ahead wins it (those then resend above this one).
 extension WaasClient {
     /// The default attempts per call (the first one included) before a stale-nonce refusal is thrown.
-    public static let maximumNonceAttempts = 8
+    public static let maximumNonceAttempts = 10
 
     /// Whether `error` is a stale-nonce refusal, and the core's last nonce when its message names it.
     static func staleNonce(_ error: WaasError) -> (isStale: Bool, lastUsed: UInt64?) {
@@ -41,10 +44,11 @@ extension WaasClient {
             }
             let stale = Self.staleNonce(error)
             guard method.isProtected, stale.isStale, attempt < nonceAttempts else { throw error }
+            let margin = UInt64(1) << UInt64(min(attempt + 1, 16))
             if let last = stale.lastUsed {
-                nonces.raise(above: last)
+                nonces.raise(above: last + margin)
             } else {
-                nonces.skip(milliseconds: UInt64(1) << UInt64(attempt))
+                nonces.skip(milliseconds: margin)
             }
             attempt += 1
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...attempt)))

@@ -59,13 +59,14 @@ public struct WaasClient: Sendable {
 
     public init(
         transport: any WaasTransport, publishableKey: PublishableKey, signer: (any RequestSigner)? = nil,
-        nonces: NonceSource = NonceSource(), nonceAttempts: Int = WaasClient.maximumNonceAttempts
+        nonces: NonceSource = NonceSource(), nonceAttempts: Int? = nil
     ) {
         self.transport = transport
         self.publishableKey = publishableKey
         self.signer = signer
         self.nonces = nonces
-        self.nonceAttempts = max(1, nonceAttempts)
+        // nil: the library's default, read here (not folded into callers' default arguments).
+        self.nonceAttempts = max(1, nonceAttempts ?? WaasClient.maximumNonceAttempts)
     }
 
     /// The same client signing with another credential.
