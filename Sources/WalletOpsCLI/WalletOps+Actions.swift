@@ -125,7 +125,8 @@ extension ActionRegistry {
             return UsageReportAction(
                 .init(
                     outputDirectory: try request.requiredText("output_dir"), formats: formats,
-                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL()))
+                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL(),
+                    concurrency: try request.integer("concurrency") ?? 8))
         }
     }
 }
