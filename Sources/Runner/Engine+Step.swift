@@ -277,11 +277,16 @@ extension Engine {
     // MARK: Workers
 
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
+        let slot = ItemProgressSlot()
+        runtime.progress.slots.withLock { $0.append(slot) }
+        defer { runtime.progress.slots.withLock { $0.removeAll { $0 === slot } } }
         while let prepared = await feed.take() {
             if let limiter {
                 do { try await limiter.acquire() } catch { return }
             }
-            _ = await process(prepared, runtime)
+            slot.begin(prepared.index)
+            _ = await process(prepared, runtime, slot)
+            slot.end()
             limiter?.release()
         }
     }
@@ -294,8 +299,11 @@ extension Engine {
     }
 
     /// Asks a side-effecting action whether an in-doubt item's effect happened.
-    func settle(_ item: WorkItem, _ runtime: StepRuntime, attempts: Int) async -> Settle {
-        let context = makeContext(item, runtime, attempt: max(1, attempts))
+    func settle(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempts: Int) async
+        -> Settle
+    {
+        let item = prepared.item
+        let context = makeContext(prepared, runtime, slot, attempt: max(1, attempts))
         do {
             switch try await runtime.step.action.probe(item, context: context) {
             case .done(let result): return .done(result)
@@ -309,19 +317,22 @@ extension Engine {
         }
     }
 
-    func makeContext(_ item: WorkItem, _ runtime: StepRuntime, attempt: Int) -> ActionContext {
+    func makeContext(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempt: Int)
+        -> ActionContext
+    {
         ActionContext(
-            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: item.key,
-            attempt: attempt, clock: options.clock)
+            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
+            itemKey: prepared.item.key, attempt: attempt, clock: options.clock, progressSlot: slot,
+            itemSerial: prepared.index)
     }
 
     /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
-    func process(_ prepared: PreparedItem, _ runtime: StepRuntime) async -> Bool {
+    func process(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot? = nil) async -> Bool {
         let item = prepared.item
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
-            switch await settle(item, runtime, attempts: attempts) {
+            switch await settle(prepared, runtime, slot, attempts: attempts) {
             case .done(let result):
                 await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
@@ -341,7 +352,7 @@ extension Engine {
             }
             tries += 1
             attempts += 1
-            let context = makeContext(item, runtime, attempt: attempts)
+            let context = makeContext(prepared, runtime, slot, attempt: attempts)
             do {
                 let result: ActionResult
                 if let timeout = runtime.step.timeout {
@@ -376,7 +387,7 @@ extension Engine {
                 }
                 if errorClass == .inDoubt {
                     if runtime.sideEffecting {
-                        switch await settle(item, runtime, attempts: attempts) {
+                        switch await settle(prepared, runtime, slot, attempts: attempts) {
                         case .done(let result):
                             await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                             return true

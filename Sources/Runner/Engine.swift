@@ -24,12 +24,15 @@ public final class Engine: Sendable {
         public var gracePeriod: Duration
         /// Receives progress snapshots every `flushInterval` and at the end.
         public var progress: (@Sendable (ProgressEvent) -> Void)?
+        /// How often at most a step's in-item progress (``StepProgress/inItem``) is written to the
+        /// checkpoint (for `walletops status`); it is read every `flushInterval` for `progress`.
+        public var itemProgressCheckpointInterval: Duration
 
         /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
-            progress: (@Sendable (ProgressEvent) -> Void)? = nil
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil, itemProgressCheckpointInterval: Duration = .seconds(2)
         ) {
             self.clock = clock
             self.flushInterval = flushInterval
@@ -38,6 +41,7 @@ public final class Engine: Sendable {
             self.window = max(1, window)
             self.gracePeriod = gracePeriod
             self.progress = progress
+            self.itemProgressCheckpointInterval = itemProgressCheckpointInterval
         }
     }
 
@@ -264,6 +268,7 @@ public final class Engine: Sendable {
         var last = realClock.now()
         var lastDone = progressState.map { _ in 0 }
         var lastHeartbeat = last
+        var inItem = ItemProgressTracker(steps: plan.steps.count, interval: options.itemProgressCheckpointInterval)
         while !Task.isCancelled {
             do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
             if realClock.now() - lastHeartbeat > .seconds(5) {
@@ -283,6 +288,16 @@ public final class Engine: Sendable {
                 }
                 if step.status != .running { step.ratePerSecond = 0 }
                 lastDone[index] = step.done
+                let readings = state.slots.withLock { $0.compactMap { $0.read() } }
+                let (reading, record) = inItem.update(index, ItemProgress.combined(readings), now: now)
+                step.inItem = reading
+                if record, let checkpoint {
+                    do {
+                        try await checkpoint.recordItemProgress(plan.steps[index].id, reading)
+                    } catch {
+                        abort("cannot write checkpoints: \(error)")
+                    }
+                }
                 snapshot.append(step)
             }
             last = now
@@ -328,6 +343,8 @@ public final class Engine: Sendable {
 /// A step's progress under a lock (a class so the engine can keep one per step in an array).
 final class ProgressBox: Sendable {
     private let state: Mutex<StepProgress>
+    /// The in-item progress slots of the step's workers (one per worker while the step runs).
+    let slots = Mutex<[ItemProgressSlot]>([])
     init(_ initial: StepProgress) { state = Mutex(initial) }
     func withLock<T>(_ body: (inout StepProgress) -> T) -> T { state.withLock { body(&$0) } }
 }
