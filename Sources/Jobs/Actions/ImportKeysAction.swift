@@ -84,8 +84,7 @@ public struct ImportKeysAction: Action {
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
         let verifier = try session.attestationVerifier(rootPEMPath: configuration.attestationRoot)
-        let transport = ImportTransport.singleKey(
-            client: session.client, verifier: verifier, directory: WalletDirectory(client: session.client))
+        let transport = ImportTransport.automatic(client: session.client, verifier: verifier)
         return try await run(transport: transport, context: context)
     }
 
@@ -122,8 +121,9 @@ public struct ImportKeysAction: Action {
     /// Re-run on resume: the core settles what was already imported.
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .notDone }
 
-    /// Progress within the run's one item, after each batch is written (rows done; the total is not
-    /// known while streaming). The hook for the engine's per-item progress report (issue 9); until the
-    /// engine has one, the `.partial` output files show the progress.
-    static func reportProgress(rows: Int, context: ActionContext?) {}
+    /// Progress within the run's one item, after each batch is written: rows done (the total is not known
+    /// while streaming); the engine shows it on the live line and in `walletops status`.
+    static func reportProgress(rows: Int, context: ActionContext?) {
+        context?.progress(done: rows, total: nil, unit: "rows")
+    }
 }

@@ -1,5 +1,6 @@
 import KeyFormats
 import OMSProtocol
+import Synchronization
 
 /// One key to import: the validated secret, its wallet type and reference.
 struct ImportRequestItem: Sendable {
@@ -28,6 +29,54 @@ enum ImportItemReply: Sendable {
 /// what was already imported).
 struct ImportTransport: Sendable {
     let send: @Sendable ([ImportRequestItem]) async throws -> [ImportItemReply]
+
+    /// One attested `Waas/ImportWallets` exchange per batch (`WaasClient.importWallets`: one recipient
+    /// key, one HPKE context, one attested reply for up to 1000 keys); a larger batch goes as several
+    /// calls. The core answers a key it already holds with the holding wallet when it is the caller's
+    /// (`alreadyImported`), so nothing is derived on the client.
+    static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
+        ImportTransport { items in
+            var replies: [ImportItemReply] = []
+            replies.reserveCapacity(items.count)
+            var start = 0
+            while start < items.count {
+                let end = min(items.count, start + ImportWalletsRequest.maxWallets)
+                let chunk = items[start..<end].map { item in
+                    ImportItem(
+                        privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
+                }
+                for result in try await client.importWallets(chunk, verifier: verifier) {
+                    switch result {
+                    case .imported(let wallet): replies.append(.imported(wallet))
+                    case .alreadyImported(let wallet): replies.append(.alreadyImported(wallet))
+                    case .failed(let error): replies.append(.failed(error))
+                    }
+                }
+                start = end
+            }
+            return replies
+        }
+    }
+
+    /// ``batched(client:verifier:)``, or ``singleKey(client:verifier:directory:)`` for the rest of the
+    /// run once the core answers that it has no `Waas/ImportWallets` (a served core of an older build).
+    static func automatic(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
+        let batched = batched(client: client, verifier: verifier)
+        let single = singleKey(client: client, verifier: verifier, directory: WalletDirectory(client: client))
+        let useSingle = Mutex(false)
+        return ImportTransport { items in
+            if useSingle.withLock({ $0 }) { return try await single.send(items) }
+            do {
+                return try await batched.send(items)
+            } catch let error as WaasError
+                where error.code == .invalidRequest && error.message.hasPrefix("unknown method")
+            {
+                // Refused before anything was imported: the whole batch goes one key at a time.
+                useSingle.withLock { $0 = true }
+                return try await single.send(items)
+            }
+        }
+    }
 
     /// One attested GetRecipientKey + ImportWallet exchange per key, in order.
     ///
