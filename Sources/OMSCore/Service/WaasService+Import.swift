@@ -7,6 +7,7 @@ extension WaasService {
     static let importMethods: [String: Method] = [
         WaasMethod.getRecipientKey.path: method { try await $0.getRecipientKey($1, $2) },
         WaasMethod.importWallet.path: method { try await $0.importWallet($1, $2) },
+        WaasMethod.importWallets.path: method { try await $0.importWallets($1, $2) },
     ]
 
     /// The only purpose a recipient key serves.
@@ -77,26 +78,9 @@ extension WaasService {
 
         return try await store.write { [self] db in
             let caller = try authenticate(db, call)
-            let row = try db.rows(
-                "SELECT credential, suite, sealed_key, expires_at, consumed_at FROM recipient_keys "
-                    + "WHERE id = ? AND project_id = ?", [.text(material.keyId), .text(call.project.id)]
-            ).first
-            // Another credential's key is indistinguishable from a missing one.
-            guard let row, row[0].text == caller.credential.id, let sealedKey = row[2].bytes else {
-                throw WaasError(.keyNotFound, "no recipient key \(material.keyId) for this credential")
-            }
-            guard row[4].int == nil else {
-                throw WaasError(.keyNotFound, "recipient key \(material.keyId) was already used")
-            }
-            guard call.now <= row[3].int ?? 0 else {
-                throw WaasError(
-                    .keyExpired, "recipient key \(material.keyId) expired at \(RFC3339.format(row[3].int ?? 0))")
-            }
-            guard row[1].text == suite.rawValue else {
-                throw WaasError(
-                    .invalidRequest,
-                    "keyMaterial.suite \(suite.rawValue) is not the recipient key's (\(row[1].text ?? ""))")
-            }
+            let sealedKey = try usableRecipientKey(
+                db, material.keyId, suite: suite, project: call.project.id, credential: caller.credential.id,
+                now: call.now)
             let privateKey = try custody.open(sealedKey, for: material.keyId)
             let plaintext: SecretBytes
             do {
