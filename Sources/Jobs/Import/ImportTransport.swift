@@ -34,8 +34,11 @@ struct ImportTransport: Sendable {
     /// key, one HPKE context, one attested reply for up to 1000 keys); a larger batch goes as several
     /// calls. The core answers a key it already holds with the holding wallet when it is the caller's
     /// (`alreadyImported`), so nothing is derived on the client.
+    ///
+    /// One batch at a time reaches the core (``SerialGate``: nonces in order on the shared credential).
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
-        ImportTransport { items in
+        let gate = SerialGate()
+        return ImportTransport { items in
             var replies: [ImportItemReply] = []
             replies.reserveCapacity(items.count)
             var start = 0
@@ -45,7 +48,10 @@ struct ImportTransport: Sendable {
                     ImportItem(
                         privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
                 }
-                for result in try await client.importWallets(chunk, verifier: verifier) {
+                let results = try await gate.withPermit {
+                    try await client.importWallets(chunk, verifier: verifier)
+                }
+                for result in results {
                     switch result {
                     case .imported(let wallet): replies.append(.imported(wallet))
                     case .alreadyImported(let wallet): replies.append(.alreadyImported(wallet))
