@@ -138,6 +138,20 @@ import WalletCrypto
         #expect(core.imported.count == 50)
     }
 
+    @Test func outputFieldsAreQuotedAsRFC4180() {
+        let cases: [(String, String)] = [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("line\nbreak", "\"line\nbreak\""),
+            ("cr\r", "\"cr\r\""), ("", ""), ("üñí", "üñí"),
+        ]
+        for (field, expected) in cases {
+            var bytes: [UInt8] = []
+            ImportOutputWriter.appendField(field, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+            #expect(String(decoding: bytes, as: UTF8.self) == CSVFile.field(field), "the same as CSVFile")
+        }
+    }
+
     static func run(_ action: ImportKeysAction, _ core: FakeCore) async throws {
         let context: ActionContext? = nil
         _ = try await action.run(transport: core.transport, context: context)

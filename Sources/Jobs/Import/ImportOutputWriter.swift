@@ -95,12 +95,35 @@ final class ImportOutputWriter {
 
     private static func append(_ handle: FileHandle, _ rows: [[String]], path: String) throws {
         guard !rows.isEmpty else { return }
-        var text = ""
-        for row in rows { text += row.map(CSVFile.field).joined(separator: ",") + "\r\n" }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rows.count * 128)
+        for row in rows {
+            for (index, field) in row.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                appendField(field, to: &bytes)
+            }
+            bytes.append(contentsOf: [0x0D, 0x0A])
+        }
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try handle.write(contentsOf: bytes)
         } catch {
             throw JobsError(.invalidInput, "cannot write \(path): \(error.localizedDescription)")
         }
+    }
+
+    /// `field` as RFC 4180 (quoted when it holds a comma, a quote or a line break), scanning UTF-8 bytes
+    /// rather than characters: the writer runs once per row.
+    static func appendField(_ field: String, to bytes: inout [UInt8]) {
+        let utf8 = field.utf8
+        guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        bytes.append(0x22)
+        for byte in utf8 {
+            if byte == 0x22 { bytes.append(0x22) }
+            bytes.append(byte)
+        }
+        bytes.append(0x22)
     }
 }
