@@ -138,6 +138,82 @@ import WalletCrypto
         #expect(core.imported.count == 50)
     }
 
+    /// How one batch is settled: a lost reply sends it again, a transient item refusal sends that item
+    /// again, the core's duplicates and refusals become rejects of the right class.
+    @Test func aBatchIsSettledFromTheCoresAnswers() async throws {
+        let secrets = try (1...4).map { n in
+            try KeyParser.validate(
+                SecretBytes(Array(String(format: "%064x", n * 31).utf8)), type: .ethereum, encoding: .text)
+        }
+        let rows = secrets.enumerated().map { index, secret in
+            ImportRow(source: String(index + 1), reference: "ref-\(index + 1)", secret: secret, reject: nil)
+        }
+        let batch = ImportBatch(index: 0, rows: rows, fingerprints: [])
+        @Sendable func wallet(_ n: Int, reference: String) -> Wallet {
+            Wallet(
+                id: "wal_\(n)", address: "addr-\(n)", networkFamily: .evm, keyOrigin: .imported, reference: reference)
+        }
+        let calls = Mutex<[Int]>([])
+        let transport = ImportTransport { items in
+            let call = calls.withLock { calls -> Int in
+                calls.append(items.count)
+                return calls.count
+            }
+            if call == 1 { throw URLError(.networkConnectionLost) }  // in doubt: the whole batch again
+            if call == 2 {
+                return [
+                    .failed(WaasError(.internalUnavailable, "busy")),
+                    .failed(WaasError(.addressAlreadyImported, "held elsewhere")),
+                    .alreadyImported(wallet(3, reference: "someone-else")),
+                    .failed(WaasError(.invalidRequest, "refused")),
+                ]
+            }
+            #expect(items.map(\.reference) == ["ref-1"], "only the transient item is sent again")
+            return [.alreadyImported(wallet(1, reference: "ref-1"))]
+        }
+        let outcomes = try await ImportPipeline.settle(
+            batch, transport: transport, attempts: 6, backoff: .milliseconds(1))
+        #expect(calls.withLock { $0 } == [4, 4, 1])
+        guard outcomes.count == 4, case .imported(let first) = outcomes[0] else {
+            Issue.record("row 1 is imported (the same reference)")
+            return
+        }
+        #expect(first.id == "wal_1")
+        let classes = outcomes.dropFirst().map { outcome -> String in
+            if case .rejected(let reject) = outcome {
+                return "\(reject.reason.prefix { $0 != ":" }) \(reject.errorClass)"
+            }
+            return "imported"
+        }
+        #expect(classes == ["duplicateKey duplicate", "duplicateKey duplicate", "InvalidRequest service"])
+    }
+
+    @Test func theGateLetsOneHolderInAtATime() async throws {
+        let gate = SerialGate()
+        let inside = Occupancy()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await gate.withPermit {
+                        inside.state.withLock {
+                            $0.now += 1
+                            $0.most = max($0.most, $0.now)
+                        }
+                        await Task.yield()
+                        inside.state.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(inside.state.withLock { $0.most } == 1)
+    }
+
+    /// How many holders are inside the gate now, and the most at once.
+    final class Occupancy: Sendable {
+        let state = Mutex((now: 0, most: 0))
+    }
+
     @Test func outputFieldsAreQuotedAsRFC4180() {
         let cases: [(String, String)] = [
             ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
