@@ -149,8 +149,11 @@ extension ActionRequest {
         }
     }
 
-    /// The served core of the `core` parameter (else `$WALLETOPS_CORE`), or nil for the embedded core.
+    /// The served core of the job, or nil for the embedded core. Precedence: the run command's `--core`
+    /// (``core``), then the step's `core` parameter (the jobs pass `--var core=URL`), then
+    /// `$WALLETOPS_CORE`; an empty value counts as absent.
     func coreURL() throws -> URL? {
+        if let core { return core }
         do {
             return try JobSession.coreURL(parameter: try text("core"), environment: context.env)
         } catch let error as JobsError {

@@ -61,19 +61,25 @@ public struct UsageReportAction: Action {
         ])
     }
 
-    /// One row per grant of every remote session of every wallet.
+    /// One row per grant of every remote session of every wallet, revoked sessions included (the owner's
+    /// `includeRevoked` reads of ListAccess, GetSession and GetSessionUsage, docs/protocol.md).
     static func collect(client: WaasClient, now: Int64) async throws -> [UsageReport.Row] {
         var rows: [UsageReport.Row] = []
         let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
         for wallet in wallets {
-            let grants = try await RevokeSweepAction.allAccess(client: client, walletId: wallet.id, type: .remote)
+            let grants = try await RevokeSweepAction.allAccess(
+                client: client, walletId: wallet.id, type: .remote, includeRevoked: true)
             for credential in grants {
                 guard let sessionId = credential.sessionId else { continue }
+                let revoked = credential.revokedAt != nil
                 let session = try await client.jobCall(
-                    .getSession, GetSessionRequest(sessionId: sessionId), as: GetSessionResponse.self
+                    .getSession, GetSessionRequest(sessionId: sessionId, includeRevoked: revoked ? true : nil),
+                    as: GetSessionResponse.self
                 ).session
                 let usage = try await client.jobCall(
-                    .getSessionUsage, GetSessionUsageRequest(sessionId: sessionId, network: session.chainId),
+                    .getSessionUsage,
+                    GetSessionUsageRequest(
+                        sessionId: sessionId, network: session.chainId, includeRevoked: revoked ? true : nil),
                     as: GetSessionUsageResponse.self)
                 let expiry = RFC3339.parse(session.expiresAt) ?? 0
                 let network = Network.all.first { String($0.chainId) == session.chainId }?.name ?? session.chainId
@@ -95,10 +101,17 @@ public struct UsageReportAction: Action {
                                         DecimalAmount.normalized(limit), DecimalAmount.normalized(used)) : "0"),
                             percentUsed: DecimalAmount.percent(used: used, limit: limit),
                             usedNativeUnits: isNative ? DecimalAmount.nativeUnits(used) : "",
-                            expiresAt: session.expiresAt, status: expiry <= now ? "expired" : "active"))
+                            expiresAt: session.expiresAt,
+                            status: Self.status(revoked: revoked || session.revokedAt != nil, expiry: expiry, now: now))
+                    )
                 }
             }
         }
         return rows
+    }
+
+    /// `revoked` wins over `expired` (a revoked session would not come back at its expiry), then `active`.
+    static func status(revoked: Bool, expiry: Int64, now: Int64) -> String {
+        revoked ? "revoked" : expiry <= now ? "expired" : "active"
     }
 }
