@@ -136,6 +136,14 @@ public final class CSVKeyReader {
         try nextRow()?.parse(defaultType: defaultType)
     }
 
+    /// The next data row, validated without deriving an address (unless the row has an
+    /// `expected_address`); see ``CSVKeyRow/validated(defaultType:)``.
+    ///
+    /// - Throws: what ``nextRow()`` throws; a refused row is returned as a record with an error.
+    public func nextSecret() throws(KeyFormatError) -> SecretRecord? {
+        try nextRow()?.validated(defaultType: defaultType)
+    }
+
     // MARK: - Header
 
     private func readHeader() throws(KeyFormatError) {

@@ -32,7 +32,21 @@ public struct CSVKeyRow: Sendable {
                 .mapError { $0.located(source: source, file: file, line: line) })
     }
 
-    private func validate(defaultType: KeyType?) throws(KeyFormatError) -> ParsedKey {
+    /// Validates the row like ``parse(defaultType:)`` but derives no address unless the row has an
+    /// `expected_address` to check (see ``ValidatedSecret``).
+    public func validated(defaultType: KeyType?) -> SecretRecord {
+        SecretRecord(
+            source: source, file: file, line: line, reference: reference,
+            result: Result { () throws(KeyFormatError) -> ValidatedSecret in
+                let keyType = try checkCells(defaultType: defaultType)
+                let secret = try KeyParser.validate(privateKey, type: keyType, encoding: .text)
+                if let expectedAddress { try KeyParser.checkExpectedAddress(expectedAddress, of: secret) }
+                return secret
+            }.mapError { $0.located(source: source, file: file, line: line) })
+    }
+
+    /// The row's structure, type and reference checked; its key type.
+    private func checkCells(defaultType: KeyType?) throws(KeyFormatError) -> KeyType {
         if let problem { throw problem }
         let keyType: KeyType
         if let cell = type {
@@ -46,6 +60,11 @@ public struct CSVKeyRow: Sendable {
             throw KeyFormatError(.unknownType, "no type: the row has no type cell and no default type was given")
         }
         if let reference { try KeyParser.validateReference(reference) }
+        return keyType
+    }
+
+    private func validate(defaultType: KeyType?) throws(KeyFormatError) -> ParsedKey {
+        let keyType = try checkCells(defaultType: defaultType)
         let key = try KeyParser.parse(privateKey, type: keyType, encoding: .text)
         if let expectedAddress { try KeyParser.checkExpectedAddress(expectedAddress, of: key) }
         return key

@@ -34,6 +34,26 @@ public enum KeyFile {
             result: result.mapError { $0.located(source: name, file: path) })
     }
 
+    /// Reads and validates the key file at `path` like ``read(path:format:)``, without deriving an
+    /// address where the format does not need one (raw and text keys; a keypair file is still derived
+    /// once to check its halves agree).
+    public static func readSecret(path: String, format: Format) -> SecretRecord {
+        let name = DirectoryListing.fileName(of: path)
+        let reference = DirectoryListing.defaultReference(forFileName: name)
+        let result = Result { () throws(KeyFormatError) -> ValidatedSecret in
+            try KeyParser.validateReference(reference)
+            let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
+            switch format {
+            case .raw(let type): return try KeyParser.validate(contents, type: type, encoding: .raw)
+            case .text(let type): return try KeyParser.validate(contents, type: type, encoding: .text)
+            case .solanaKeypairJSON: return try KeyParser.solanaSecret(solanaKeypairJSON(contents))
+            }
+        }
+        return SecretRecord(
+            source: name, file: path, reference: reference,
+            result: result.mapError { $0.located(source: name, file: path) })
+    }
+
     /// The 64 bytes of a Solana CLI keypair file: `[n, n, ...]`, 64 integers 0-255, any JSON
     /// whitespace; the digits are read straight into secret storage.
     ///

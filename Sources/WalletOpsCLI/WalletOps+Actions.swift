@@ -71,7 +71,8 @@ extension ActionRegistry {
                     input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
                     output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
                     referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
-                    concurrency: try request.integer("concurrency") ?? 8, coreURL: try request.coreURL(),
+                    concurrency: try request.integer("concurrency") ?? 8,
+                    batchSize: try request.integer("batch") ?? 1000, coreURL: try request.coreURL(),
                     attestationRoot: try request.text("attestation_root")))
         }
         register("jobs.revoke-sweep") { request in

@@ -1,65 +1,296 @@
 import Foundation
 import KeyFormats
+import OMSProtocol
+import Runner
+import Synchronization
 import TestSupport
 import Testing
+import WalletCrypto
 
 @testable import Jobs
 
-/// The import's pre-pass: every row settled in input order before any import, duplicates decided by row
-/// order, no key in any reason.
+/// The import's streaming pipeline against a fake core: rows settled in input order, the first row of a
+/// key wins whatever the batch size and concurrency, no key in any reason.
 @Suite struct ImportKeysActionTests {
-    static func configuration(_ input: String, rejects: String = "/dev/null") -> ImportKeysAction.Configuration {
+    static func configuration(
+        _ input: String, output: String = "/dev/null", rejects: String = "/dev/null", parallel: Int = 8,
+        batch: Int = 1000
+    ) -> ImportKeysAction.Configuration {
         ImportKeysAction.Configuration(
-            input: input, format: .hexCSV, type: nil, passwords: nil, output: "/dev/null", rejects: rejects)
+            input: input, format: .hexCSV, type: nil, passwords: nil, output: output, rejects: rejects,
+            concurrency: parallel, batchSize: batch)
     }
 
-    @Test func examplePrePassSettlesEveryRowInOrder() async throws {
+    @Test func exampleRowsAreValidatedAndDeduplicatedInOrder() async throws {
         let input = Fixtures.repositoryRoot.appendingPathComponent("examples/keys-hex.csv").path
-        let entries = try await ImportKeysAction(Self.configuration(input)).read()
-        #expect(entries.map(\.source) == (1...9).map(String.init))
-        #expect(entries.map { $0.key != nil } == [true, true, true, false, false, false, false, false, false])
-        #expect(entries.map(\.reference).prefix(3) == ["legacy-alice", "legacy-bob", "import-3"])
-        #expect(entries.last?.reject?.errorClass == "duplicate")
-        #expect(entries.last?.reject?.reason == "duplicateKey: the same key as 2")
+        let source = try ImportRowSource(Self.configuration(input))
+        var batcher = ImportBatcher(referencePrefix: "import")
+        let batch = batcher.form(try await source.next(100))
+        #expect(try await source.next(100).isEmpty)
+        #expect(batch.rows.map(\.source) == (1...9).map(String.init))
+        #expect(batch.rows.map { $0.secret != nil } == [true, true, true, false, false, false, false, false, false])
+        #expect(batch.rows.map(\.reference).prefix(3) == ["legacy-alice", "legacy-bob", "import-3"])
+        let codes = batch.rows.compactMap { $0.reject.map { "\($0.reason.prefix { $0 != ":" }) \($0.errorClass)" } }
+        #expect(
+            codes == [
+                "wrongLength validation", "notHex validation", "zeroKey validation", "keyOutOfRange validation",
+                "expectedAddressMismatch mismatch", "duplicateKey duplicate",
+            ])
+        #expect(batch.rows.last?.reject?.reason == "duplicateKey: the same key as 2")
+        #expect(batch.fingerprints.count == 3 && batcher.windowCount == 3)
+        batcher.settled(batch)
+        #expect(batcher.windowCount == 0, "a settled batch leaves the window")
     }
 
-    @Test func theFirstRowOfAKeyWinsWhereverItsCopiesAre() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-dup-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// Every bad-row type of the key formats is rejected with its code and class, nothing sent.
+    @Test func everyBadRowTypeIsRejected() async throws {
+        let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Ten distinct keys, each repeated at a pseudo-random later row.
-        var keys: [String] = (1...10).map { String(format: "%064x", $0 * 7919) }
-        var generator = Generator()
-        var order: [Int] = Array(0..<10) + Array(0..<10).shuffled(using: &generator)
-        order.insert(3, at: 2)
-        keys = order.map { keys[$0] }
+        let good = String(repeating: "1", count: 64)
+        let rows: [(String, String)] = [
+            (",,,", "emptyKey validation"),
+            ("\(good.prefix(40)),,,", "wrongLength validation"),
+            ("zz\(good.dropFirst(2)),,,", "notHex validation"),
+            ("\(String(repeating: "0", count: 64)),,,", "zeroKey validation"),
+            ("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141,,,", "keyOutOfRange validation"),
+            ("\(good),\(String(repeating: "r", count: 129)),,", "referenceTooLong validation"),
+            ("\(good),,bitcoin,", "unknownType validation"),
+            ("\(good),,,0x1234", "invalidExpectedAddress validation"),
+            ("\(good),,,0x2e427A79A11df5968a7716C95C70be5B76d2aE70", "expectedAddressMismatch mismatch"),
+            ("\(good),,,,extra", "raggedRow format"),
+            ("\"\(good)\"x,,,", "malformedQuote format"),
+        ]
+        let path = directory.appendingPathComponent("bad.csv").path
+        let text = "private_key,reference,type,expected_address\n" + rows.map(\.0).joined(separator: "\n") + "\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let core = FakeCore()
+        let action = ImportKeysAction(
+            Self.configuration(
+                path, output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path))
+        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let found = rejects.dropFirst().map { "\($0[1].prefix { $0 != ":" }) \($0[2])" }
+        #expect(found == rows.map(\.1))
+        #expect(rejects.dropFirst().map { $0[0] } == (1...rows.count).map { String($0) })
+        #expect(core.imported.isEmpty, "nothing is sent for a bad row")
+        for line in rejects { #expect(!line.joined().contains(good), "no key in a reject") }
+        print("bad-row types rejected: \(found.count)")
+    }
+
+    /// 1,000 rows, 300 distinct keys repeated at pseudo-random later rows: for every batch size and
+    /// parallel = 4, each key is imported by its first row and every later row is a duplicate.
+    @Test(arguments: [1, 7, 64, 250, 1000]) func theFirstRowOfAKeyWinsWhateverTheBatching(batch: Int) async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var generator = Generator(state: UInt64(batch))
+        let distinct = (1...300).map { String(format: "%064x", $0 * 7919 + 1) }
+        var keys = distinct
+        while keys.count < 1000 { keys.insert(distinct.randomElement(using: &generator)!, at: keys.count) }
+        keys[300...].shuffle(using: &generator)
+        // Some duplicates land inside the first batches too.
+        keys.swapAt(5, 400)
         let path = directory.appendingPathComponent("keys.csv").path
         try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        let entries = try await ImportKeysAction(Self.configuration(path)).read()
+        let core = FakeCore()
+        let action = ImportKeysAction(
+            Self.configuration(
+                path, output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 4, batch: batch))
+        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+
         var first: [String: Int] = [:]
         for (row, key) in keys.enumerated() where first[key] == nil { first[key] = row + 1 }
-        for (index, entry) in entries.enumerated() {
-            let winner = first[keys[index]]!
-            if winner == index + 1 {
-                #expect(entry.key != nil, "row \(index + 1) is the first with its key")
-            } else {
-                #expect(entry.reject?.reason == "duplicateKey: the same key as \(winner)")
-            }
-            let reason = entry.reject.map { $0.reason } ?? ""
-            #expect(!reason.contains(keys[index]), "no key in a reason")
-        }
-        #expect(entries.filter { $0.key != nil }.count == 10)
+        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8)).dropFirst()
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+            .dropFirst()
+        #expect(output.map { Int($0[0])! } == first.values.sorted(), "exactly the first rows are imported, in order")
+        #expect(rejects.allSatisfy { $0[2] == "duplicate" })
+        #expect(output.count + rejects.count == 1000)
+        #expect(Set(rejects.map { $0[0] }).count == rejects.count, "each row once")
+        #expect(core.imported.count == 300)
+        #expect(core.imported.values.compactMap(\.reference).sorted() == first.values.map { "import-\($0)" }.sorted())
+        #expect(!FileManager.default.fileExists(atPath: action.configuration.output + ".partial"))
     }
 
-    /// A fixed-seed generator so the shuffle is the same on every run.
+    /// A rerun (a resumed import) settles every row the same way from the core's answers.
+    @Test func aRerunSettlesFromTheCore() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = (1...50).map { String(format: "%064x", $0 * 104_729) } + [String(format: "%064x", 104_729)]
+        let path = directory.appendingPathComponent("keys.csv").path
+        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let core = FakeCore()
+        let action = ImportKeysAction(
+            Self.configuration(
+                path, output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 3, batch: 8))
+        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let first = try String(contentsOfFile: action.configuration.output, encoding: .utf8)
+        let firstRejects = try String(contentsOfFile: action.configuration.rejects, encoding: .utf8)
+        core.failNextSends(2)  // two in-doubt batches: sent again
+        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        #expect(try String(contentsOfFile: action.configuration.output, encoding: .utf8) == first)
+        #expect(CSVFile.parse(firstRejects).count == 2)
+        // The later copy (row 51) is refused by the core the second time, not by the window.
+        let again = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        #expect(again.dropFirst().map { $0[0] } == ["51"])
+        #expect(core.imported.count == 50)
+    }
+
+    /// How one batch is settled: a lost reply sends it again, a transient item refusal sends that item
+    /// again, the core's duplicates and refusals become rejects of the right class.
+    @Test func aBatchIsSettledFromTheCoresAnswers() async throws {
+        let secrets = try (1...4).map { n in
+            try KeyParser.validate(
+                SecretBytes(Array(String(format: "%064x", n * 31).utf8)), type: .ethereum, encoding: .text)
+        }
+        let rows = secrets.enumerated().map { index, secret in
+            ImportRow(source: String(index + 1), reference: "ref-\(index + 1)", secret: secret, reject: nil)
+        }
+        let batch = ImportBatch(index: 0, rows: rows, fingerprints: [])
+        @Sendable func wallet(_ n: Int, reference: String) -> Wallet {
+            Wallet(
+                id: "wal_\(n)", address: "addr-\(n)", networkFamily: .evm, keyOrigin: .imported, reference: reference)
+        }
+        let calls = Mutex<[Int]>([])
+        let transport = ImportTransport { items in
+            let call = calls.withLock { calls -> Int in
+                calls.append(items.count)
+                return calls.count
+            }
+            if call == 1 { throw URLError(.networkConnectionLost) }  // in doubt: the whole batch again
+            if call == 2 {
+                return [
+                    .failed(WaasError(.internalUnavailable, "busy")),
+                    .failed(WaasError(.addressAlreadyImported, "held elsewhere")),
+                    .alreadyImported(wallet(3, reference: "someone-else")),
+                    .failed(WaasError(.invalidRequest, "refused")),
+                ]
+            }
+            #expect(items.map(\.reference) == ["ref-1"], "only the transient item is sent again")
+            return [.alreadyImported(wallet(1, reference: "ref-1"))]
+        }
+        let outcomes = try await ImportPipeline.settle(
+            batch, transport: transport, attempts: 6, backoff: .milliseconds(1))
+        #expect(calls.withLock { $0 } == [4, 4, 1])
+        guard outcomes.count == 4, case .imported(let first) = outcomes[0] else {
+            Issue.record("row 1 is imported (the same reference)")
+            return
+        }
+        #expect(first.id == "wal_1")
+        let classes = outcomes.dropFirst().map { outcome -> String in
+            if case .rejected(let reject) = outcome {
+                return "\(reject.reason.prefix { $0 != ":" }) \(reject.errorClass)"
+            }
+            return "imported"
+        }
+        #expect(classes == ["duplicateKey duplicate", "duplicateKey duplicate", "InvalidRequest service"])
+    }
+
+    @Test func theGateLetsOneHolderInAtATime() async throws {
+        let gate = SerialGate()
+        let inside = Occupancy()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await gate.withPermit {
+                        inside.state.withLock {
+                            $0.now += 1
+                            $0.most = max($0.most, $0.now)
+                        }
+                        await Task.yield()
+                        inside.state.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(inside.state.withLock { $0.most } == 1)
+    }
+
+    /// How many holders are inside the gate now, and the most at once.
+    final class Occupancy: Sendable {
+        let state = Mutex((now: 0, most: 0))
+    }
+
+    @Test func outputFieldsAreQuotedAsRFC4180() {
+        let cases: [(String, String)] = [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("line\nbreak", "\"line\nbreak\""),
+            ("cr\r", "\"cr\r\""), ("", ""), ("üñí", "üñí"),
+        ]
+        for (field, expected) in cases {
+            var bytes: [UInt8] = []
+            ImportOutputWriter.appendField(field, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+            #expect(String(decoding: bytes, as: UTF8.self) == CSVFile.field(field), "the same as CSVFile")
+        }
+    }
+
+    static func run(_ action: ImportKeysAction, _ core: FakeCore) async throws {
+        let context: ActionContext? = nil
+        _ = try await action.run(transport: core.transport, context: context)
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A fixed-seed generator so shuffles are the same on every run.
     struct Generator: RandomNumberGenerator {
-        var state: UInt64 = 42
+        var state: UInt64
         mutating func next() -> UInt64 {
             state &+= 0x9e37_79b9_7f4a_7c15
             var z = state
             z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
             z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
             return z ^ (z >> 31)
+        }
+    }
+}
+
+/// A core that imports by secret (no curve work): the same secret again answers the existing wallet.
+/// Batches finish out of order (each yields a pseudo-random number of times first).
+final class FakeCore: Sendable {
+    struct State {
+        var imported: [String: Wallet] = [:]
+        var failures = 0
+        var sends = 0
+    }
+    let state = Mutex(State())
+
+    var imported: [String: Wallet] { state.withLock { $0.imported } }
+
+    /// The next `count` sends store their batch, then fail as if the reply were lost.
+    func failNextSends(_ count: Int) { state.withLock { $0.failures = count } }
+
+    var transport: ImportTransport {
+        ImportTransport { items in
+            let yields = self.state.withLock { state -> Int in
+                state.sends += 1
+                return (state.sends * 7919) % 13
+            }
+            for _ in 0..<yields { await Task.yield() }
+            return try self.state.withLock { state in
+                let replies = items.map { item -> ImportItemReply in
+                    let id = item.secret.secret.withUnsafeBytes { Hex.encode(Array($0)) }
+                    if let wallet = state.imported[id] { return .alreadyImported(wallet) }
+                    let address = "addr-\(state.imported.count + 1)"
+                    let wallet = Wallet(
+                        id: "wal_\(state.imported.count + 1)", address: address, networkFamily: item.networkFamily,
+                        keyOrigin: .imported, reference: item.reference)
+                    state.imported[id] = wallet
+                    return .imported(wallet)
+                }
+                if state.failures > 0 {
+                    state.failures -= 1
+                    throw URLError(.networkConnectionLost)
+                }
+                return replies
+            }
         }
     }
 }

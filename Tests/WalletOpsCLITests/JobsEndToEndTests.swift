@@ -192,6 +192,37 @@ import Testing
         try Self.expectNoSecrets(keys: keys, passwords: [], in: [world.scratch], outputs: [result, again])
     }
 
+    /// 1,000 rows, 300 distinct keys repeated at pseudo-random later rows, parallel = 4: on the real
+    /// core, for several batch sizes, each key is imported by its first row and every later row is a
+    /// duplicate (caught in the window of batches in flight, or by the core once its batch settled).
+    @Test(arguments: [16, 100, 333]) func importFirstRowWinsAcrossBatches(batch: Int) throws {
+        let world = try JobsWorld(served: false)
+        var state = UInt64(batch)
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        let distinct = (1...300).map { String(format: "%064x", $0 &* 1_000_003 &+ 17) }
+        var keys = distinct
+        while keys.count < 1000 { keys.insert(distinct[next() % 300], at: 300 + next() % (keys.count - 299)) }
+        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: world.path("keys.csv")))
+        let result = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": world.path("keys.csv"), "format": "hex-csv", "output": world.path("out.csv"),
+                "rejects": world.path("rej.csv"), "parallel": "4", "batch": String(batch),
+            ])
+        #expect(result.status == 1, "duplicates are rejects: \(result)")
+        var first: [String: Int] = [:]
+        for (row, key) in keys.enumerated() where first[key] == nil { first[key] = row + 1 }
+        let imported = world.rows("out.csv")
+        let rejects = world.rows("rej.csv")
+        #expect(imported.map { Int($0["source"]!)! } == first.values.sorted(), "the first rows, in order")
+        #expect(rejects.count == 700 && rejects.allSatisfy { $0["error_class"] == "duplicate" })
+        #expect(Set(imported.map { $0["address"]! }).count == 300)
+    }
+
     @Test func importKeystoresAndSolanaKeypairs() throws {
         let world = try JobsWorld(served: false)
         let examples = Fixtures.repositoryRoot.appendingPathComponent("examples")

@@ -1,0 +1,126 @@
+import KeyFormats
+import OMSProtocol
+import Synchronization
+
+/// One key to import: the validated secret, its wallet type and reference.
+struct ImportRequestItem: Sendable {
+    let secret: ValidatedSecret
+    let reference: String
+
+    /// The wire network family of the secret's type.
+    var networkFamily: NetworkFamily { secret.type == .ethereum ? .evm : .solana }
+}
+
+/// The core's answer for one item of a batch.
+enum ImportItemReply: Sendable {
+    /// A new wallet.
+    case imported(Wallet)
+    /// The address is already a wallet of the caller's account (this one).
+    case alreadyImported(Wallet)
+    /// Refused; `AddressAlreadyImported` (7313) here means held where the caller cannot see it.
+    case failed(WaasError)
+}
+
+/// Sends one batch of keys to the core and answers per item, in order: the one place the import touches
+/// the wire, so the single-key and the batched transports are interchangeable.
+///
+/// A thrown error concerns the whole batch: a service error (`WaasError`, retried by the caller when
+/// transient), or a transport failure that leaves the batch in doubt (sent again: the core settles
+/// what was already imported).
+struct ImportTransport: Sendable {
+    let send: @Sendable ([ImportRequestItem]) async throws -> [ImportItemReply]
+
+    /// One attested `Waas/ImportWallets` exchange per batch (`WaasClient.importWallets`: one recipient
+    /// key, one HPKE context, one attested reply for up to 1000 keys); a larger batch goes as several
+    /// calls. The core answers a key it already holds with the holding wallet when it is the caller's
+    /// (`alreadyImported`), so nothing is derived on the client.
+    ///
+    /// One batch at a time reaches the core (``SerialGate``: nonces in order on the shared credential).
+    static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
+        let gate = SerialGate()
+        return ImportTransport { items in
+            var replies: [ImportItemReply] = []
+            replies.reserveCapacity(items.count)
+            var start = 0
+            while start < items.count {
+                let end = min(items.count, start + ImportWalletsRequest.maxWallets)
+                let chunk = items[start..<end].map { item in
+                    ImportItem(
+                        privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
+                }
+                let results = try await gate.withPermit {
+                    try await client.importWallets(chunk, verifier: verifier)
+                }
+                for result in results {
+                    switch result {
+                    case .imported(let wallet): replies.append(.imported(wallet))
+                    case .alreadyImported(let wallet): replies.append(.alreadyImported(wallet))
+                    case .failed(let error): replies.append(.failed(error))
+                    }
+                }
+                start = end
+            }
+            return replies
+        }
+    }
+
+    /// ``batched(client:verifier:)``, or ``singleKey(client:verifier:directory:)`` for the rest of the
+    /// run once the core answers that it has no `Waas/ImportWallets` (a served core of an older build).
+    static func automatic(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
+        let batched = batched(client: client, verifier: verifier)
+        let single = singleKey(client: client, verifier: verifier, directory: WalletDirectory(client: client))
+        let useSingle = Mutex(false)
+        return ImportTransport { items in
+            if useSingle.withLock({ $0 }) { return try await single.send(items) }
+            do {
+                return try await batched.send(items)
+            } catch let error as WaasError
+                where error.code == .invalidRequest && error.message.hasPrefix("unknown method")
+            {
+                // Refused before anything was imported: the whole batch goes one key at a time.
+                useSingle.withLock { $0 = true }
+                return try await single.send(items)
+            }
+        }
+    }
+
+    /// One attested GetRecipientKey + ImportWallet exchange per key, in order.
+    ///
+    /// ImportWallet answers an existing address with `AddressAlreadyImported` and no wallet, so the
+    /// transport then derives that key's address (the only derivation on this path) and looks it up in
+    /// `directory` (listed again at most once per batch when it is not there).
+    static func singleKey(client: WaasClient, verifier: AttestationVerifier, directory: WalletDirectory)
+        -> ImportTransport
+    {
+        ImportTransport { items in
+            var replies: [ImportItemReply] = []
+            replies.reserveCapacity(items.count)
+            var listed = false
+            for item in items {
+                do {
+                    let wallet = try await StaleNonce.retrying {
+                        try await client.importWallet(
+                            privateKey: item.secret.secret, networkFamily: item.networkFamily,
+                            reference: item.reference, verifier: verifier)
+                    }
+                    replies.append(.imported(wallet))
+                } catch let error as WaasError where error.code == .addressAlreadyImported {
+                    guard let address = try? item.secret.derived().address else {
+                        replies.append(.failed(error))
+                        continue
+                    }
+                    var wallet = await directory.wallet(address: address)
+                    if wallet == nil && !listed {
+                        try await directory.refresh()
+                        listed = true
+                        wallet = await directory.wallet(address: address)
+                    }
+                    replies.append(wallet.map { .alreadyImported($0) } ?? .failed(error))
+                } catch let error as WaasError where !(error.code.httpStatus >= 500 || error.code.httpStatus == 429) {
+                    replies.append(.failed(error))
+                }
+            }
+            return replies
+        }
+    }
+}
