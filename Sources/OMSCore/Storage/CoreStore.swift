@@ -254,9 +254,9 @@ extension SQLiteDatabase {
         return stored
     }
 
-    private static let walletColumns = "seq, id, account_id, type, address, reference, key_origin"
+    static let walletColumns = "seq, id, account_id, type, address, reference, key_origin"
 
-    private static func walletRecord(_ row: [SQLiteValue]) -> WalletRecord {
+    static func walletRecord(_ row: [SQLiteValue]) -> WalletRecord {
         WalletRecord(
             seq: row[0].int ?? 0, id: row[1].text ?? "", accountId: row[2].text ?? "",
             type: WalletType(wire: row[3].text ?? ""), address: row[4].text ?? "", reference: row[5].text,

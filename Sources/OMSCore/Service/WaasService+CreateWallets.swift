@@ -1,0 +1,153 @@
+import Foundation
+import OMSProtocol
+import SQLiteKit
+import WalletCrypto
+
+/// `Waas/CreateWallets` (a walletops extension, docs/protocol.md "CreateWallets"): up to 1000 wallets by
+/// reference in one signed request, exactly once per reference.
+///
+/// The work is split so the store's single writer does only what must be serial:
+/// 1. a read finds the references the account already has (a resumed batch costs no key generation);
+/// 2. the keys of the others are generated, their addresses derived and sealed under the KEK on every
+///    core at once (a task group over chunks), with the randomness drawn from the OS CSPRNG in bulk;
+/// 3. one `store.write` authenticates the request (one nonce for the batch), inserts each wallet unless
+///    its reference appeared meanwhile, and commits with the other waiting writes (one fsync).
+extension WaasService {
+    static let createWalletsMethods: [String: Method] = [
+        WaasMethod.createWallets.path: method { try await $0.createWallets($1, $2) }
+    ]
+
+    /// Checks a CreateWallets request: the family, 1...1000 references, each valid and none repeated.
+    static func validate(_ request: CreateWalletsRequest) throws(WaasError) {
+        guard request.networkFamily.isKnown else {
+            throw WaasError(.unsupportedWalletType, "networkFamily \(request.networkFamily) is not supported")
+        }
+        let limit = CreateWalletsRequest.maxReferences
+        guard (1...limit).contains(request.references.count) else {
+            throw WaasError(.invalidRequest, "references must hold 1...\(limit) entries, got \(request.references.count)")
+        }
+        var seen: [String: Int] = [:]
+        seen.reserveCapacity(request.references.count)
+        for (index, reference) in request.references.enumerated() {
+            guard reference.utf8.count <= maxReferenceBytes else {
+                throw WaasError(
+                    .invalidRequest,
+                    "references[\(index)] is \(reference.utf8.count) bytes; at most \(maxReferenceBytes) UTF-8 bytes")
+            }
+            if let first = seen.updateValue(index, forKey: reference) {
+                throw WaasError(.invalidRequest, "references[\(index)] repeats references[\(first)]")
+            }
+        }
+    }
+
+    func createWallets(_ call: Call, _ request: CreateWalletsRequest) async throws -> CreateWalletsResponse {
+        try Self.validate(request)
+        let references = request.references
+        let type = request.networkFamily.walletType
+        let header = try signature(of: call)
+        // The probe, before any key is made. Nothing it finds is answered before the write authenticates.
+        let (probedAccount, found) = try await store.read { db -> (String?, [Int: WalletRecord]) in
+            guard let accountId = try db.credential(header.credential, project: call.project.id)?.accountId else {
+                return (nil, [:])
+            }
+            return (accountId, try db.wallets(account: accountId, references: references))
+        }
+        let missing = references.indices.filter { found[$0] == nil }
+        let minted = try await Self.mintKeys(type, count: missing.count, custody: custody)
+        let project = call.project.id
+        return try await store.write { [self] db in
+            let caller = try authenticate(db, call)
+            let account = caller.account.id
+            guard probedAccount == nil || probedAccount == account else {
+                // A credential re-signed into another account between the probe and now: refused before
+                // anything is written (the nonce too), so the same request may simply be sent again.
+                throw WaasError(.preconditionFailed, "the credential's account changed during the request; send it again")
+            }
+            var entries = [CreatedWallet?](repeating: nil, count: references.count)
+            for (index, record) in found { entries[index] = CreatedWallet(wallet: record.wire, created: false) }
+            for (offset, index) in missing.enumerated() {
+                let key = minted[offset]
+                let record = WalletRecord(
+                    seq: 0, id: key.walletId, accountId: account, type: key.type, address: key.address,
+                    reference: references[index], keyOrigin: .enclave)
+                if let stored = try db.insertWalletUnlessReferenced(
+                    record, project: project, sealedKey: key.sealed, now: call.now)
+                {
+                    entries[index] = CreatedWallet(wallet: stored.wire, created: true)
+                } else if let existing = try db.wallet(account: account, reference: references[index]) {
+                    // Made by a concurrent request since the probe: this key is dropped unused.
+                    entries[index] = CreatedWallet(wallet: existing.wire, created: false)
+                }
+            }
+            return CreateWalletsResponse(wallets: entries.map { $0! })
+        }
+    }
+
+    /// Fewest keys worth a task of their own: below this the hop costs more than it spreads.
+    static let mintChunkMinimum = 16
+
+    /// `count` new enclave keys of `type`, made on every core: one chunk per active processor.
+    static func mintKeys(_ type: WalletType, count: Int, custody: KeyCustody) async throws -> [MintedKey] {
+        guard count > 0 else { return [] }
+        if case .unknown(let name) = type {
+            throw WaasError(.unsupportedWalletType, "wallet type \(name) is not supported")
+        }
+        let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
+        let chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / mintChunkMinimum))
+        if chunks == 1 { return try mintChunk(type, count: count, custody: custody, milliseconds: milliseconds) }
+        let size = (count + chunks - 1) / chunks
+        return try await withThrowingTaskGroup(of: (Int, [MintedKey]).self) { group in
+            for chunk in 0..<chunks {
+                let chunkCount = min(size, count - chunk * size)
+                guard chunkCount > 0 else { continue }
+                group.addTask {
+                    (chunk, try mintChunk(type, count: chunkCount, custody: custody, milliseconds: milliseconds))
+                }
+            }
+            var parts = [[MintedKey]](repeating: [], count: chunks)
+            for try await (chunk, keys) in group { parts[chunk] = keys }
+            return parts.flatMap { $0 }
+        }
+    }
+
+    /// Random bytes per key: the key (32), the seal's nonce (12), the wallet id's random part (10).
+    private static let randomStride = 54
+
+    /// `count` keys on the calling thread, with one draw from the CSPRNG for all their random bytes.
+    static func mintChunk(_ type: WalletType, count: Int, custody: KeyCustody, milliseconds: UInt64) throws
+        -> [MintedKey]
+    {
+        let sealer = try custody.sealer()
+        let stride = randomStride
+        // A secret buffer: it holds the keys; the nonces and id bytes beside them are public.
+        let random = SecretBytes.random(count: count * stride)
+        var keys: [MintedKey] = []
+        keys.reserveCapacity(count)
+        try random.withUnsafeBytes { raw in
+            for index in 0..<count {
+                let base = index * stride
+                let secret = SecretBytes(count: 32) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[base..<base + 32])) }
+                let nonce = Array(raw[base + 32..<base + 44])
+                let walletId = Identifier.make(
+                    "wal", milliseconds: milliseconds, random: UnsafeRawBufferPointer(rebasing: raw[base + 44..<base + 54]))
+                let address: String
+                let sealed: [UInt8]
+                switch type {
+                case .ethereum:
+                    // 32 random bytes are a valid scalar but with probability about 2^-128.
+                    let key = (try? Secp256k1.PrivateKey(secret)) ?? Secp256k1.PrivateKey.generate()
+                    address = key.ethereumAddress.checksummed
+                    sealed = try sealer.seal(key.secretBytes, nonce: nonce, for: walletId)
+                case .solana:
+                    let key = try Ed25519.PrivateKey(seed: secret)
+                    address = key.solanaAddress
+                    sealed = try sealer.seal(secret, nonce: nonce, for: walletId)
+                case .unknown(let name):
+                    throw WaasError(.unsupportedWalletType, "wallet type \(name) is not supported")
+                }
+                keys.append(MintedKey(walletId: walletId, type: type, address: address, sealed: sealed))
+            }
+        }
+        return keys
+    }
+}
