@@ -7,11 +7,15 @@ import WalletCrypto
 /// reference in one signed request, exactly once per reference.
 ///
 /// The work is split so the store's single writer does only what must be serial:
-/// 1. a read finds the references the account already has (a resumed batch costs no key generation);
+/// 1. a first write authenticates the request (one nonce for the batch) and finds the references the
+///    account already has (a resumed batch costs no key generation);
 /// 2. the keys of the others are generated, their addresses derived and sealed under the KEK on every
 ///    core at once (a task group over chunks), with the randomness drawn from the OS CSPRNG in bulk;
-/// 3. one `store.write` authenticates the request (one nonce for the batch), inserts each wallet unless
-///    its reference appeared meanwhile, and commits with the other waiting writes (one fsync).
+/// 3. a second write inserts each wallet unless its reference appeared meanwhile (prepared statements
+///    reused row after row). Both writes join the store's group commit: one fsync per group.
+///
+/// The nonce is used from step 1 on: a batch refused later (its credential revoked meanwhile) leaves
+/// the nonce spent and nothing else.
 extension WaasService {
     static let createWalletsMethods: [String: Method] = [
         WaasMethod.createWallets.path: method { try await $0.createWallets($1, $2) }
@@ -24,7 +28,8 @@ extension WaasService {
         }
         let limit = CreateWalletsRequest.maxReferences
         guard (1...limit).contains(request.references.count) else {
-            throw WaasError(.invalidRequest, "references must hold 1...\(limit) entries, got \(request.references.count)")
+            throw WaasError(
+                .invalidRequest, "references must hold 1...\(limit) entries, got \(request.references.count)")
         }
         var seen: [String: Int] = [:]
         seen.reserveCapacity(request.references.count)
@@ -44,27 +49,27 @@ extension WaasService {
         try Self.validate(request)
         let references = request.references
         let type = request.networkFamily.walletType
-        let header = try signature(of: call)
-        // The probe, before any key is made. Nothing it finds is answered before the write authenticates.
-        let (probedAccount, found) = try await store.read { db -> (String?, [Int: WalletRecord]) in
-            guard let accountId = try db.credential(header.credential, project: call.project.id)?.accountId else {
-                return (nil, [:])
-            }
-            return (accountId, try db.wallets(account: accountId, references: references))
+        // Authenticated (nonce taken) with the probe, before any key is made: batches in flight on one
+        // credential reach this point in the order they were signed, while their key generation may end
+        // in any order; checking the nonce only at the insert would refuse most of them after the work.
+        let (account, found) = try await store.write { [self] db -> (String, [Int: WalletRecord]) in
+            let caller = try authenticate(db, call)
+            return (caller.account.id, try db.wallets(account: caller.account.id, references: references))
         }
         let missing = references.indices.filter { found[$0] == nil }
+        var entries = [CreatedWallet?](repeating: nil, count: references.count)
+        for (index, record) in found { entries[index] = CreatedWallet(wallet: record.wire, created: false) }
+        guard !missing.isEmpty else { return CreateWalletsResponse(wallets: entries.map { $0! }) }
         let minted = try await Self.mintKeys(type, count: missing.count, custody: custody)
         let project = call.project.id
-        return try await store.write { [self] db in
-            let caller = try authenticate(db, call)
-            let account = caller.account.id
-            guard probedAccount == nil || probedAccount == account else {
-                // A credential re-signed into another account between the probe and now: refused before
-                // anything is written (the nonce too), so the same request may simply be sent again.
-                throw WaasError(.preconditionFailed, "the credential's account changed during the request; send it again")
+        let credential = try signature(of: call).credential
+        let created = try await store.write { db -> [(Int, CreatedWallet)] in
+            // Still the caller's to use: not revoked since the request was authenticated.
+            guard try db.credential(credential, project: project)?.revokedAt == nil else {
+                throw WaasError(.unauthorized, "credential was revoked")
             }
-            var entries = [CreatedWallet?](repeating: nil, count: references.count)
-            for (index, record) in found { entries[index] = CreatedWallet(wallet: record.wire, created: false) }
+            var made: [(Int, CreatedWallet)] = []
+            made.reserveCapacity(missing.count)
             for (offset, index) in missing.enumerated() {
                 let key = minted[offset]
                 let record = WalletRecord(
@@ -73,14 +78,16 @@ extension WaasService {
                 if let stored = try db.insertWalletUnlessReferenced(
                     record, project: project, sealedKey: key.sealed, now: call.now)
                 {
-                    entries[index] = CreatedWallet(wallet: stored.wire, created: true)
+                    made.append((index, CreatedWallet(wallet: stored.wire, created: true)))
                 } else if let existing = try db.wallet(account: account, reference: references[index]) {
                     // Made by a concurrent request since the probe: this key is dropped unused.
-                    entries[index] = CreatedWallet(wallet: existing.wire, created: false)
+                    made.append((index, CreatedWallet(wallet: existing.wire, created: false)))
                 }
             }
-            return CreateWalletsResponse(wallets: entries.map { $0! })
+            return made
         }
+        for (index, entry) in created { entries[index] = entry }
+        return CreateWalletsResponse(wallets: entries.map { $0! })
     }
 
     /// Fewest keys worth a task of their own: below this the hop costs more than it spreads.
@@ -126,10 +133,13 @@ extension WaasService {
         try random.withUnsafeBytes { raw in
             for index in 0..<count {
                 let base = index * stride
-                let secret = SecretBytes(count: 32) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[base..<base + 32])) }
+                let secret = SecretBytes(count: 32) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[base..<base + 32]))
+                }
                 let nonce = Array(raw[base + 32..<base + 44])
                 let walletId = Identifier.make(
-                    "wal", milliseconds: milliseconds, random: UnsafeRawBufferPointer(rebasing: raw[base + 44..<base + 54]))
+                    "wal", milliseconds: milliseconds,
+                    random: UnsafeRawBufferPointer(rebasing: raw[base + 44..<base + 54]))
                 let address: String
                 let sealed: [UInt8]
                 switch type {

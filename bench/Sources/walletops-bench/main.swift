@@ -8,6 +8,8 @@ import Foundation
 ///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
 ///     walletops-bench access [--grants N]      ListAccess over N grants, GetSessionUsage, transfers
 ///     walletops-bench import [--imports N]     attested imports per second beside the crypto floor
+///     walletops-bench create [--wallets N] [--batch B] [--parallel P]
+///                                              CreateWallets batches: wallets/s, CPU per wallet, floor
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -38,11 +40,13 @@ do {
         print(try await CoreBench.run(total: total ?? 2_000))
     case "access": print(try await AccessBench.run(arguments))
     case "import": print(try await ImportBench.run(arguments))
+    case "create": print(try await CreateWalletsBench.run(arguments))
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]"
-                    + " | access [--grants N] | import [--imports N]\n").utf8))
+                    + " | access [--grants N] | import [--imports N]"
+                    + " | create [--wallets N] [--batch B] [--parallel P]\n").utf8))
         exit(64)
     }
 } catch {
