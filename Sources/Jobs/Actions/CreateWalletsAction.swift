@@ -132,9 +132,8 @@ public struct CreateWalletsAction: Action {
     static func createBatch(_ references: [String], family: NetworkFamily, client: WaasClient) async throws
         -> [CreatedWallet]
     {
-        var distinct: [String] = []
         var seen: Set<String> = []
-        for reference in references where seen.insert(reference).inserted { distinct.append(reference) }
+        let distinct = references.filter { seen.insert($0).inserted }
         var attempt = 1
         while true {
             do {
