@@ -33,6 +33,13 @@ public final class CoreStore: Sendable {
     public init(url: URL) throws {
         var configuration = SQLiteDatabase.Configuration.default
         configuration.synchronous = .full
+        // Bulk creates dirty a page of the random-order address index per row: with SQLite's 2 MiB cache
+        // a batch of 1000 spilled pages to the WAL mid-transaction and wrote the same page many times
+        // (about 20 page writes per wallet). 32 MiB holds a batch's pages; the cache is bounded, so
+        // memory stays flat. A larger checkpoint interval copies a page rewritten by successive batches
+        // back to the database once rather than per batch.
+        configuration.cacheKibibytes = 32 * 1024
+        configuration.walAutocheckpointPages = 8192
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
     }
 
