@@ -14,9 +14,16 @@ extension WaasClient {
     ///   `WaasClientError` `.invalidResponse` when the reply does not match the request.
     public func createWallets(networkFamily: NetworkFamily, references: [String]) async throws -> [CreatedWallet] {
         let method = WaasMethod.createWallets
-        let reply = try await call(
-            method, CreateWalletsRequest(networkFamily: networkFamily, references: references),
-            as: CreateWalletsResponse.self)
+        let (response, _) = try await callRaw(
+            method, body: Self.encodeBody(CreateWalletsRequest(networkFamily: networkFamily, references: references)))
+        let reply: CreateWalletsResponse
+        do {
+            reply = try CreateWalletsResponse(jsonBytes: response.body)
+        } catch {
+            throw WaasClientError(
+                .invalidResponse, method: method, "CreateWallets: reply does not decode: \(error)",
+                status: response.status)
+        }
         // The reply is positional: check it names the references asked for, in order.
         guard reply.wallets.count == references.count,
             zip(reply.wallets, references).allSatisfy({ $0.wallet.reference == $1 })

@@ -58,6 +58,9 @@ public final class SQLiteDatabase {
         /// WAL pages before an automatic checkpoint (`wal_autocheckpoint`); nil keeps SQLite's 1000.
         /// See <https://www.sqlite.org/pragma.html#pragma_wal_autocheckpoint>.
         public var walAutocheckpointPages: Int? = nil
+        /// Keep temporary files (savepoint and statement journals, sorts) in memory (`temp_store=MEMORY`)
+        /// rather than in files under /var/tmp. See <https://www.sqlite.org/pragma.html#pragma_temp_store>.
+        public var temporaryStorageInMemory = false
 
         /// Read-write-create, WAL, `synchronous=NORMAL`, a 5 s busy timeout, foreign keys on.
         public static let `default` = Configuration(
@@ -101,6 +104,7 @@ public final class SQLiteDatabase {
         try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
         try execute("PRAGMA foreign_keys=\(configuration.foreignKeys ? "ON" : "OFF")")
         if let kibibytes = configuration.cacheKibibytes { try execute("PRAGMA cache_size=-\(max(kibibytes, 0))") }
+        if configuration.temporaryStorageInMemory { try execute("PRAGMA temp_store=MEMORY") }
         if let pages = configuration.walAutocheckpointPages, !configuration.flags.contains(.readOnly) {
             _ = try scalarInt("PRAGMA wal_autocheckpoint=\(max(pages, 0))")
         }

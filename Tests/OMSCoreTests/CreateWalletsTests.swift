@@ -165,6 +165,34 @@ import WalletCrypto
         }
     }
 
+    @Test func theReplyIsTheJSONCodableWouldWriteAndReadsBack() throws {
+        let reply = CreateWalletsResponse(wallets: [
+            CreatedWallet(
+                wallet: Wallet(
+                    id: "wal_a", address: "0xAb", networkFamily: .evm, keyOrigin: .enclave, type: .ethereum,
+                    reference: "q\"b\\s/\n\r\t\u{8}\u{c}\u{1}\u{1f}é😀"), created: true),
+            CreatedWallet(
+                wallet: Wallet(id: "wal_b", address: "So1", networkFamily: .solana, keyOrigin: .imported),
+                created: false),
+        ])
+        let direct = reply.jsonBytes()
+        #expect(
+            String(decoding: direct, as: UTF8.self) == String(decoding: try WaasClient.encodeBody(reply), as: UTF8.self)
+        )
+        #expect(try CreateWalletsResponse(jsonBytes: direct) == reply)
+        #expect(try CreateWalletsResponse(jsonBytes: WaasClient.encodeBody(reply)) == reply)
+        // Any member order, unknown members and explicit nulls, as Codable reads them.
+        let other =
+            #"{"extra":1,"wallets":[{"created":false,"wallet":{"reference":null,"keyOrigin":"imported","#
+            + #""networkFamily":"solana","address":"So1","id":"wal_b","more":[1,{"x":2}]}}]}"#
+        #expect(try CreateWalletsResponse(jsonBytes: Array(other.utf8)).wallets == [reply.wallets[1]])
+        for broken in [#"{"wallets":[{"wallet":{"id":"x"},"created":true}]}"#, "{", #"{"wallets":3}"#] {
+            #expect(throws: CreateWalletsResponse.ReplyError.self) {
+                try CreateWalletsResponse(jsonBytes: Array(broken.utf8))
+            }
+        }
+    }
+
     static func walletCount(_ core: CoreFixture) throws -> Int64 {
         var configuration = SQLiteDatabase.Configuration.default
         configuration.flags = .readOnly

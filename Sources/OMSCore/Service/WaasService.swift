@@ -54,20 +54,32 @@ public final class WaasService: WaasRequestHandler {
         _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response
     ) -> Method {
         { service, call, bytes in
-            let request: Request
-            do {
-                request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
-            } catch let error as DecodingError {
-                throw WaasError(.invalidRequest, DecodingErrorText.describe(error))
-            } catch {
-                throw WaasError(.invalidRequest, "body is not JSON")
-            }
-            // Every request is a JSON object; a body-less request type (`Empty`) would otherwise accept any JSON.
-            guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
-                throw WaasError(.invalidRequest, "body: expected a JSON object")
-            }
-            return try WaasClient.encodeBody(try await body(service, call, request))
+            try WaasClient.encodeBody(try await body(service, call, try decodeRequest(Request.self, bytes)))
         }
+    }
+
+    /// Like ``method(_:)`` for a method that writes its reply's JSON itself.
+    static func rawMethod<Request: Decodable & Sendable>(
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> [UInt8]
+    ) -> Method {
+        { service, call, bytes in try await body(service, call, try decodeRequest(Request.self, bytes)) }
+    }
+
+    /// Decodes a request body; every request is a JSON object.
+    static func decodeRequest<Request: Decodable>(_ type: Request.Type, _ bytes: [UInt8]) throws -> Request {
+        let request: Request
+        do {
+            request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
+        } catch let error as DecodingError {
+            throw WaasError(.invalidRequest, DecodingErrorText.describe(error))
+        } catch {
+            throw WaasError(.invalidRequest, "body is not JSON")
+        }
+        // A body-less request type (`Empty`) would otherwise accept any JSON.
+        guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
+            throw WaasError(.invalidRequest, "body: expected a JSON object")
+        }
+        return request
     }
 
     static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]

@@ -27,20 +27,25 @@ extension SQLiteDatabase {
         return found
     }
 
-    private static let insertUnlessReferencedSQL =
+    private static let insertWalletSQL =
         "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
-        + "created_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE NOT EXISTS "
-        + "(SELECT 1 FROM wallets WHERE account_id = ?3 AND reference = ?6)"
+        + "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    /// Inserts `wallet` unless its account already has a wallet with its reference (one statement: the
-    /// check and the insert share the index probe). Returns the stored row, or nil when the reference
-    /// was taken.
+    /// Inserts `wallet` unless its account already has a wallet with its reference. Returns the stored
+    /// row, or nil when the reference was taken.
+    ///
+    /// A lookup, then a one-row `INSERT ... VALUES`: an `INSERT ... SELECT ... WHERE NOT EXISTS` would do
+    /// both in one statement, but SQLite gives such a statement a statement journal, which copied every
+    /// page the insert touched to a temporary file (about seven page writes per wallet).
     ///
     /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet.
     func insertWalletUnlessReferenced(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws
         -> WalletRecord?
     {
-        let statement = try cachedStatement(Self.insertUnlessReferencedSQL)
+        if let reference = wallet.reference, try self.wallet(account: wallet.accountId, reference: reference) != nil {
+            return nil
+        }
+        let statement = try cachedStatement(Self.insertWalletSQL)
         defer { statement.reset() }
         try statement.bind(wallet.id, at: 1)
         try statement.bind(project, at: 2)
@@ -58,7 +63,6 @@ extension SQLiteDatabase {
             guard error.primaryCode == 19 else { throw error }
             throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
         }
-        guard changes == 1 else { return nil }
         var stored = wallet
         stored.seq = lastInsertRowID
         return stored

@@ -40,6 +40,9 @@ public final class CoreStore: Sendable {
         // back to the database once rather than per batch.
         configuration.cacheKibibytes = 32 * 1024
         configuration.walAutocheckpointPages = 8192
+        // Every request runs in a savepoint, whose journal keeps the first image of each page it changes:
+        // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
+        configuration.temporaryStorageInMemory = true
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
     }
 
