@@ -116,7 +116,7 @@ import WalletCrypto
                     batchSize: 100), client: client)
             #expect(totals == CreateWalletsAction.Totals(created: 2_000, existing: 0, rows: 2_000))
             let transport = try #require(watching.withLock { $0 })
-            #expect(transport.batches == 20)
+            #expect(transport.batches >= 20, "20 batches, and any sent again for a stale nonce")
             #expect(transport.mostInFlight <= 3, "at most `concurrency` batches in flight")
             let rows = try Self.rows(output).dropFirst()
             #expect(rows.map { $0[0] } == (1...2_000).map { "n-\($0)" })

@@ -176,9 +176,9 @@ import WalletCrypto
                 created: false),
         ])
         let direct = reply.jsonBytes()
-        #expect(
-            String(decoding: direct, as: UTF8.self) == String(decoding: try WaasClient.encodeBody(reply), as: UTF8.self)
-        )
+        // The same members and values as Codable writes (JSONEncoder's member order is not fixed).
+        #expect(try JSONValue.parse(direct) == JSONValue.parse(try WaasClient.encodeBody(reply)))
+        #expect(String(decoding: direct, as: UTF8.self).hasPrefix(#"{"wallets":[{"wallet":{"id":"wal_a","#))
         #expect(try CreateWalletsResponse(jsonBytes: direct) == reply)
         #expect(try CreateWalletsResponse(jsonBytes: WaasClient.encodeBody(reply)) == reply)
         // Any member order, unknown members and explicit nulls, as Codable reads them.

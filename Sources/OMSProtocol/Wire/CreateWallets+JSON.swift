@@ -4,8 +4,8 @@ import WalletCrypto
 // decoding it in the client cost about a fifth of the CPU of a bulk creation (more than the SQLite
 // writes). These write and read the same JSON directly.
 extension CreateWalletsResponse {
-    /// The reply as JSON, byte for byte what `WaasClient.encodeBody` writes for it (absent fields left
-    /// out, slashes unescaped, members in declaration order).
+    /// The reply as JSON: the members and values `WaasClient.encodeBody` writes for it (absent fields
+    /// left out, slashes unescaped), in declaration order.
     public func jsonBytes() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + wallets.count * 240)
@@ -60,8 +60,7 @@ extension CreateWalletsResponse {
 
     /// Reads a reply: any member order, unknown members ignored, as the Codable decoder would.
     ///
-    /// - Throws: `WaasClientError.invalidResponse`-worthy text as ``ReplyError`` when it is not JSON or
-    ///   misses a required field.
+    /// - Throws: ``ReplyError`` when it is not JSON or misses a required field.
     public init(jsonBytes bytes: [UInt8]) throws(ReplyError) {
         let root: JSONValue
         do {
