@@ -186,7 +186,14 @@ import WalletCrypto
             #"{"extra":1,"wallets":[{"created":false,"wallet":{"reference":null,"keyOrigin":"imported","#
             + #""networkFamily":"solana","address":"So1","id":"wal_b","more":[1,{"x":2}]}}]}"#
         #expect(try CreateWalletsResponse(jsonBytes: Array(other.utf8)).wallets == [reply.wallets[1]])
-        for broken in [#"{"wallets":[{"wallet":{"id":"x"},"created":true}]}"#, "{", #"{"wallets":3}"#] {
+        let escaped =
+            #"{"wallets":[{"wallet":{"id":"w","address":"a","networkFamily":"evm","keyOrigin":"enclave","#
+            + #""reference":"x\u00e9\ud83d\ude00\/\"\n"},"created":true}]}"#
+        #expect(try CreateWalletsResponse(jsonBytes: Array(escaped.utf8)).wallets.first?.wallet.reference == "xé😀/\"\n")
+        for broken in [
+            #"{"wallets":[{"wallet":{"id":"x"},"created":true}]}"#, "{", #"{"wallets":3}"#, #"{"wallets":[]} x"#,
+            #"{"wallets":[{"wallet":{"id":"a\qb"}}]}"#,
+        ] {
             #expect(throws: CreateWalletsResponse.ReplyError.self) {
                 try CreateWalletsResponse(jsonBytes: Array(broken.utf8))
             }
