@@ -4,7 +4,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
 
-.PHONY: all bootstrap build test demo bench format format-check clean
+.PHONY: all bootstrap build test demo bench bench-micro format format-check clean
 
 all: build
 
@@ -25,11 +25,17 @@ demo: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
 	scripts/demo.sh
 
-## make bench: figures for every case (release build); never part of the tests.
+## make bench: the cases of issue 9 through the real CLI beside the Python peers and the C floors, one
+## table (release build; docs/bench.md). BENCH_SCALE=full adds the 1,000,000-row scaling rows.
 bench: bootstrap
 	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
 	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
 	scripts/bench.sh
+
+## make bench-micro: the in-process micro tables (crypto, engine, core, access, import).
+bench-micro: bootstrap
+	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
+	scripts/bench-micro.sh
 
 format:
 	$(SWIFT) format -i -r $(FORMAT_PATHS)

@@ -1,19 +1,293 @@
 #!/usr/bin/env bash
-# make bench: builds the C floor with the same libraries, then prints every benchmark table.
+# make bench: the cases of issue 9 through the real CLI (release build), each on a fresh embedded home,
+# beside the Python peers run on the same inputs in the same run and the C floor of each case; prints ONE
+# table (docs/bench.md explains every column, case, peer and floor).
+#
+# Sizes (environment). BENCH_SCALE=full: the issue's sizes exactly (100,000 rows per create and import
+# case whatever they take, 100,000 grants, and scaling rows at 1,000,000 too); default: a bounded run
+# (about 20-30 minutes on a shared 2-core machine) whose table shows the rows each case ran.
+#   BENCH_ROWS (100000) create and import rows, at most
+#   BENCH_BUDGET (seconds, 120; full: 0 = none): a probe of BENCH_PROBE_ROWS (500) rows first; a create or
+#     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
+#   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
+#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (1000)
+#   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
+# Scaling rows: each create/import case again at a tenth of its rows (full: and at ten times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 bin=$(swift build -c release --show-bin-path)
-out=bench/out
-mkdir -p "$out"
-gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium)
-"$out/crypto_floor" > "$out/crypto_floor.tsv"
-"$bin/walletops-bench" crypto --floor "$out/crypto_floor.tsv"
+wo="$bin/walletops"
+wb="$bin/walletops-bench"
+for tool in "$wo" "$wb"; do
+  [ -x "$tool" ] || { echo "bench: $tool is missing: swift build -c release --product $(basename "$tool")" >&2; exit 1; }
+done
 
-# The engine beside its Python peer (asyncio + sqlite3, same checkpoint scheme), in the same run.
-python3 bench/peers/engine_peer.py 100000 1000000 > "$out/engine_peer.tsv"
-"$bin/walletops-bench" engine --peer "$out/engine_peer.tsv"
+SCALE=${BENCH_SCALE:-default}
+if [ "$SCALE" = full ]; then default_budget=0 default_grants=100000; else default_budget=120 default_grants=20000; fi
+ROWS=${BENCH_ROWS:-100000}
+BUDGET=${BENCH_BUDGET:-$default_budget}
+PROBE_ROWS=${BENCH_PROBE_ROWS:-500}
+KEYSTORES=${BENCH_KEYSTORES:-40}
+GRANTS=${BENCH_GRANTS:-$default_grants}
+SESSIONS=${BENCH_SESSIONS:-10000}
+NOOP=${BENCH_NOOP:-1000000}
+LATENCY_ROWS=${BENCH_LATENCY_ROWS:-1000}
+CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
+EMAIL=ops@example.com
 
-# The core's requests per second, in-process and over HTTP.
-"$bin/walletops-bench" core
-"$bin/walletops-bench" access
-"$bin/walletops-bench" import
+out=$root/bench/out
+inputs=$out/inputs
+runs=$out/runs
+results=$out/results.tsv
+mkdir -p "$inputs" "$runs"
+: > "$results"
+py=$(scripts/bench-peers.sh)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load=$(cut -d' ' -f1 /proc/loadavg)
+log() { echo "bench: $*" >&2; }
+wants() { [[ " $CASES " == *" $1 "* ]]; }
+
+# The C floor of every case (CPU time per item, items/s on all cores), built with the same libraries.
+gcc -O3 -o "$out/case_floor" bench/floor/case_floor.c \
+  $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium sqlite3)
+log "floors (C, CPU time)"
+"$out/case_floor" 100 > "$out/floor.tsv" 2> "$out/floor-parts.txt"
+floor() { awk -F'\t' -v c="$1" '$1 == c { print $3 }' "$out/floor.tsv"; }
+
+# A fresh embedded home, signed in as the operator.
+fresh_home() {
+  rm -rf "$1"
+  "$wo" core init --home "$1" > /dev/null
+  "$wo" login --dev --email "$EMAIL" --home "$1" > /dev/null
+}
+
+# timed NAME CMD...: runs CMD under /usr/bin/time -v; sets SECONDS_TAKEN, RSS_MIB and STATUS.
+timed() {
+  local name=$1
+  shift
+  local dir=$runs/$name
+  mkdir -p "$dir"
+  set +e
+  /usr/bin/time -v -o "$dir/time.txt" "$@" > "$dir/stdout.txt" 2> "$dir/stderr.txt"
+  STATUS=$?
+  set -e
+  SECONDS_TAKEN=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$dir/time.txt")
+  RSS_MIB=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$dir/time.txt")
+  if [ "$STATUS" -ne 0 ]; then log "$name exited $STATUS (see $dir/stderr.txt)"; fi
+}
+
+# Rows of a CSV file whose last column is $2 (line ends CRLF or LF).
+rows_with() { if [ -f "$1" ]; then tr -d '\r' < "$1" | grep -c ",$2\$" || true; else echo 0; fi; }
+
+# Data rows of a CSV file (0 when it is missing).
+rows_of() { if [ -f "$1" ]; then echo $(($(wc -l < "$1") - 1)); else echo 0; fi; }
+
+# budget_rows SECONDS: the rows that fit in BUDGET at the probe's rate (PROBE_ROWS in SECONDS), rounded
+# down to 1, 2 or 5 x 10^k, between PROBE_ROWS and ROWS.
+budget_rows() {
+  awk -v rows="$ROWS" -v probe="$PROBE_ROWS" -v seconds="$1" -v budget="$BUDGET" 'BEGIN {
+    n = probe / seconds * budget
+    if (budget == 0 || n >= rows) { print rows; exit }
+    p = 1; while (p * 10 <= n) p *= 10
+    m = (n >= 5 * p) ? 5 * p : (n >= 2 * p) ? 2 * p : p
+    print (m < probe) ? probe : m
+  }'
+}
+
+# record CASE ROWS SECONDS RSS PEER_RATE PEER_RSS FLOOR_RATE NOTE
+record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$results"; }
+
+# peer MODE SOURCE [ARGS]: runs the key peer; sets PEER_RATE and PEER_RSS.
+peer() {
+  local line
+  line=$("$py" bench/peers/key_peer.py "$1" "$2" "$out/peer" "${@:3}")
+  PEER_RATE=$(cut -f4 <<< "$line")
+  PEER_RSS=$(cut -f5 <<< "$line")
+  rm -f "$out"/peer/peer-*
+}
+
+# probe_create TYPE / probe_import FORMAT INPUT: the rows for the case within BUDGET.
+probe_create() {
+  if [ "$BUDGET" = 0 ]; then echo "$ROWS"; return; fi
+  fresh_home "$runs/probe/home"
+  timed probe "$wo" run jobs/create-wallets.yaml --home "$runs/probe/home" --var count="$PROBE_ROWS" \
+    --var type="$1" --var output="$runs/probe/out.csv"
+  budget_rows "$SECONDS_TAKEN"
+}
+probe_import() {
+  if [ "$BUDGET" = 0 ]; then echo "$ROWS"; return; fi
+  fresh_home "$runs/probe/home"
+  head -n $((PROBE_ROWS + 1)) "$2" > "$runs/probe/input.csv"
+  timed probe "$wo" run jobs/import-keys.yaml --home "$runs/probe/home" --var input="$runs/probe/input.csv" \
+    --var format="$1" --var output="$runs/probe/out.csv" --var rejects="$runs/probe/rejects.csv"
+  budget_rows "$SECONDS_TAKEN"
+}
+
+# create_case NAME TYPE COUNT [PEER_MODE]
+create_case() {
+  local name=$1 type=$2 count=$3 home=$runs/$1/home
+  log "$name: $count wallets through the CLI"
+  fresh_home "$home"
+  timed "$name" "$wo" run jobs/create-wallets.yaml --home "$home" --var count="$count" --var type="$type" \
+    --var output="$runs/$name/wallets.csv"
+  local done seconds=$SECONDS_TAKEN rss=$RSS_MIB
+  done=$(rows_of "$runs/$name/wallets.csv")
+  PEER_RATE=- PEER_RSS=-
+  if [ -n "${4:-}" ]; then log "$name: the Python peer ($4)"; peer "$4" "$count"; fi
+  record "$name" "$done" "$seconds" "$rss" "$PEER_RATE" "$PEER_RSS" "$(floor "create-${type:0:3}")" "exit $STATUS"
+  rm -rf "$home"
+}
+
+# import_case NAME FORMAT INPUT FLOOR [PEER_MODE [PEER_ARGS...]]
+import_case() {
+  local name=$1 format=$2 input=$3 floor_case=$4 home=$runs/$1/home
+  local extra=()
+  if [ "$format" = keystore-dir ]; then extra=(--var password_file="$inputs/keystores.password"); fi
+  log "$name: $input through the CLI"
+  fresh_home "$home"
+  timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$input" --var format="$format" \
+    --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv" "${extra[@]}"
+  local done seconds=$SECONDS_TAKEN rss=$RSS_MIB
+  done=$(rows_of "$runs/$name/imported.csv")
+  PEER_RATE=- PEER_RSS=-
+  if [ -n "${5:-}" ]; then log "$name: the Python peer ($5)"; peer "$5" "$input" "${@:6}"; fi
+  record "$name" "$done" "$seconds" "$rss" "$PEER_RATE" "$PEER_RSS" "$(floor "$floor_case")" \
+    "exit $STATUS, $(rows_of "$runs/$name/rejects.csv") rejected"
+  rm -rf "$home"
+}
+
+input_hex() { "$py" bench/inputs.py hex "$1" "$inputs"; }
+input_sol() { "$py" bench/inputs.py sol "$1" "$inputs"; }
+
+create_rows_eth=$ROWS create_rows_sol=$ROWS import_rows_eth=$ROWS import_rows_sol=$ROWS
+if wants create; then
+  create_rows_eth=$(probe_create ethereum)
+  create_case create-eth ethereum "$create_rows_eth" create-eth
+  create_rows_sol=$(probe_create solana)
+  create_case create-sol solana "$create_rows_sol" create-sol
+fi
+
+if wants import; then
+  import_rows_eth=$(probe_import hex-csv "$(input_hex "$ROWS")")
+  hex=$(input_hex "$import_rows_eth")
+  import_case import-eth hex-csv "$hex" import-eth import-eth-coincurve
+  log "import-eth: the eth-account peer"
+  peer import-eth-ethaccount "$hex"
+  record import-eth/eth-account "$import_rows_eth" - - "$PEER_RATE" "$PEER_RSS" "$(floor import-eth)" "peer only"
+  import_rows_sol=$(probe_import base58-csv "$(input_sol "$ROWS")")
+  import_case import-sol base58-csv "$(input_sol "$import_rows_sol")" import-sol import-sol
+fi
+
+if wants keystore; then
+  log "keystores: $KEYSTORES files, scrypt n=2^18 r=8 (made once)"
+  keystores=$("$py" bench/inputs.py keystores "$KEYSTORES" "$inputs")
+  import_case keystore keystore-dir "$keystores" keystore import-keystore --password-file "$inputs/keystores.password"
+fi
+
+if wants sweep; then
+  home=$runs/sweep/home
+  mkdir -p "$runs/sweep"
+  fresh_home "$home"
+  log "sweep: staging $GRANTS sessions on 100 wallets"
+  stage=$("$wb" stage --home "$home" --wallets 100 --sessions "$GRANTS" --email "$EMAIL")
+  sweep_vars=(--var select=non-caller --var type=remote --var max_revocations=$((GRANTS + 1000)))
+  timed sweep-plan "$wo" run jobs/revoke-sweep.yaml --home "$home" --var mode=plan "${sweep_vars[@]}" \
+    --var output="$runs/sweep-plan/plan.csv"
+  record sweep-plan "$(rows_with "$runs/sweep-plan/plan.csv" planned)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
+    "$(floor sweep-plan)" "exit $STATUS; staged: $(cut -f5 <<< "$stage")"
+  timed sweep-apply "$wo" run jobs/revoke-sweep.yaml --home "$home" --var mode=apply "${sweep_vars[@]}" \
+    --var output="$runs/sweep-apply/apply.csv"
+  record sweep-apply "$(rows_with "$runs/sweep-apply/apply.csv" revoked)" "$SECONDS_TAKEN" "$RSS_MIB" - - \
+    "$(floor sweep-apply)" "exit $STATUS"
+  rm -rf "$home"
+fi
+
+if wants usage; then
+  home=$runs/usage/home
+  mkdir -p "$runs/usage"
+  fresh_home "$home"
+  log "usage: staging $SESSIONS sessions on 10 wallets, 200 transfers"
+  stage=$("$wb" stage --home "$home" --wallets 10 --sessions "$SESSIONS" --transfers 200 --email "$EMAIL")
+  timed usage "$wo" run jobs/usage-report.yaml --home "$home" --var output_dir="$runs/usage/report"
+  record usage "$(rows_of "$runs/usage/report/usage.csv")" "$SECONDS_TAKEN" "$RSS_MIB" - - "$(floor usage)" \
+    "exit $STATUS; staged: $(cut -f5 <<< "$stage")"
+  rm -rf "$home"
+fi
+
+if wants noop; then
+  input=$inputs/noop-$NOOP.csv
+  [ -f "$input" ] || { echo n; seq 1 "$NOOP"; } > "$input"
+  home=$runs/noop/home
+  mkdir -p "$runs/noop"
+  fresh_home "$home"
+  log "noop: $NOOP items through the CLI"
+  timed noop "$wo" run bench/playbooks/noop.yaml --home "$home" --var input="$input"
+  seconds=$SECONDS_TAKEN rss=$RSS_MIB status=$STATUS
+  log "noop: the Python asyncio + sqlite3 loop"
+  peer_line=$(python3 bench/peers/engine_peer.py "$NOOP")
+  record noop "$([ "$status" -eq 0 ] && echo "$NOOP" || echo 0)" "$seconds" "$rss" "$(cut -f2 <<< "$peer_line")" \
+    "$(cut -f3 <<< "$peer_line")" "$(floor noop)" "exit $status"
+  rm -rf "$home"
+fi
+
+if wants scale; then
+  factors=(10)
+  if [ "$SCALE" = full ]; then factors+=(0.1); fi
+  for f in "${factors[@]}"; do
+    n=$(awk -v r="$create_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
+    create_case "scale-create-eth-$n" ethereum "$n"
+    n=$(awk -v r="$import_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
+    import_case "scale-import-eth-$n" hex-csv "$(input_hex "$n")" import-eth
+  done
+fi
+
+# latency_run NAME DELAY_MS: imports LATENCY_ROWS keys against `core serve` on a fresh home, through the
+# delay proxy when DELAY_MS > 0, directly otherwise.
+latency_run() {
+  local name=$1 delay=$2 home=$runs/$1/home url port serve_pid proxy_pid=
+  mkdir -p "$runs/$name"
+  fresh_home "$home"
+  port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$wo" core serve --home "$home" --listen "127.0.0.1:$port" > "$runs/$name/serve.log" 2>&1 &
+  serve_pid=$!
+  url=http://127.0.0.1:$port
+  if [ "$delay" -gt 0 ]; then
+    "$wb" delay-proxy --to "127.0.0.1:$port" --delay-ms "$delay" > "$runs/$name/proxy.txt" 2>&1 &
+    proxy_pid=$!
+  fi
+  for _ in $(seq 100); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/" && { [ -z "$proxy_pid" ] || [ -s "$runs/$name/proxy.txt" ]; }; then
+      break
+    fi
+    sleep 0.1
+  done
+  if [ -n "$proxy_pid" ]; then url=$(head -1 "$runs/$name/proxy.txt"); fi
+  "$wo" login --dev --email "$EMAIL" --home "$home" --core "$url" > /dev/null
+  log "$name: $LATENCY_ROWS imports against core serve (added RTT $((2 * delay)) ms), $parallel in flight"
+  timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$(input_hex "$LATENCY_ROWS")" \
+    --var format=hex-csv --var core="$url" --var attestation_root="$home/attestation-root.pem" \
+    --var parallel=$parallel --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv"
+  kill $serve_pid $proxy_pid 2> /dev/null || true
+  wait $serve_pid $proxy_pid 2> /dev/null || true
+  rm -rf "$home"
+}
+
+if wants latency; then
+  parallel=8
+  # The same import without the delay first: the rate the delay may not cut by more than 20%.
+  latency_run latency-direct 0
+  record latency-direct "$(rows_of "$runs/latency-direct/imported.csv")" "$SECONDS_TAKEN" "$RSS_MIB" - - \
+    "$(floor import-eth)" "exit $STATUS; served core, no added delay"
+  latency_run latency 10
+  record latency "$(rows_of "$runs/latency/imported.csv")" "$SECONDS_TAKEN" "$RSS_MIB" - - "$(floor import-eth)" \
+    "exit $STATUS; parallel $parallel, RTT +20 ms (delay proxy), batch ${BENCH_IMPORT_BATCH:-1}"
+fi
+
+echo "## make bench ($started to $(date -u +%H:%M:%SZ), $(nproc) cores, load average at start $load, release build;" \
+  "rows <= $ROWS (budget ${BUDGET}s per case), keystores $KEYSTORES, grants $GRANTS, sessions $SESSIONS," \
+  "no-op $NOOP, scale $SCALE)"
+echo
+python3 bench/report.py "$results" "${BENCH_IMPORT_BATCH:-1}"
+echo
+echo "C floor $(cat "$out/floor-parts.txt") (CPU time, fastest round)"

@@ -48,8 +48,11 @@ enum Identifier {
     private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
 
     static func make(_ prefix: String) -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        // Two 64-bit draws, not 16 one-byte ones: each draw is a getrandom call, and a batched import
+        // makes a thousand ids at a time.
+        var generator = SystemRandomNumberGenerator()
+        let words = (generator.next() as UInt64, generator.next() as UInt64)
+        let bytes = withUnsafeBytes(of: words) { Array($0) }
         return make(prefix, bytes: bytes)
     }
 

@@ -13,7 +13,7 @@ public enum Attestation {
     /// The size of the nonce the official SDK sends.
     public static let nonceSize = 18
     /// The methods whose replies are attested.
-    public static let attestedMethods: Set<WaasMethod> = [.getRecipientKey, .importWallet]
+    public static let attestedMethods: Set<WaasMethod> = [.getRecipientKey, .importWallet, .importWallets]
     /// The prefix of `user_data`.
     public static let userDataPrefix = "Sequence/1:"
     /// How far a document's timestamp may be from the verifier's clock, in seconds.

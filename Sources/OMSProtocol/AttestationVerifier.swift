@@ -11,14 +11,25 @@ import WalletCrypto
 /// binds the method, path, exact request body and exact reply body; and, when given, `public_key` is the
 /// expected key. Any failure is a `WaasClientError` with code `.attestationVerificationFailed`, which is
 /// never retryable.
+///
+/// The certificate chain is the same for every reply of one enclave, so chains already verified are
+/// kept in ``chainCache`` (shared by copies of the verifier): a reply whose `cabundle` and leaf are
+/// byte for byte those of a verified chain, valid as a whole now, skips the path check. Everything
+/// else above is checked for every reply.
 public struct AttestationVerifier: Sendable {
     /// What is trusted.
     public let policy: AttestationPolicy
+    /// Chains verified to `policy`'s pinned root (at most 16 by default).
+    public let chainCache: X509ChainCache
     private let now: @Sendable () -> Date
 
     /// A verifier for `policy` whose notion of the current time is `now` (the system clock by default).
-    public init(policy: AttestationPolicy, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        policy: AttestationPolicy, chainCache: X509ChainCache = X509ChainCache(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.policy = policy
+        self.chainCache = chainCache
         self.now = now
     }
 
@@ -49,7 +60,8 @@ public struct AttestationVerifier: Sendable {
         let document: NitroAttestationDocument
         do {
             document = try NitroAttestationDocument.verify(
-                coseSign1: [UInt8](encoded), pinnedRootSHA256: policy.pinnedRootSHA256, at: current)
+                coseSign1: [UInt8](encoded), pinnedRootSHA256: policy.pinnedRootSHA256, at: current,
+                chainCache: chainCache)
         } catch {
             throw failed("\(error.code.rawValue): \(error.message)")
         }

@@ -51,4 +51,18 @@ public enum ImportBinding {
         if let reference { text += "\nreference: \(reference)" }
         return Array(text.utf8)
     }
+
+    /// The label of a batch item's associated data: unlike ``label``, so a batch item never opens as a
+    /// single import, nor the other way round.
+    public static let batchLabel = "walletops/import/v1/batch"
+
+    /// The AEAD associated data of item `index` of a `Waas/ImportWallets` batch:
+    /// `"walletops/import/v1/batch\nindex: <index>\nnetworkFamily: <family>"`, then
+    /// `"\nreference: <reference>"` when the item has one. The index binds the item to its position (it
+    /// is also its HPKE sequence number), so items cannot be reordered or swapped between positions.
+    public static func batchAAD(index: Int, networkFamily: NetworkFamily, reference: String?) -> [UInt8] {
+        var text = "\(batchLabel)\nindex: \(index)\nnetworkFamily: \(networkFamily.rawValue)"
+        if let reference { text += "\nreference: \(reference)" }
+        return Array(text.utf8)
+    }
 }

@@ -11,16 +11,24 @@ extension WaasClient {
         _ method: WaasMethod, body: [UInt8], as: Response.Type = Response.self, verifier: AttestationVerifier,
         publicKey: (Response) throws -> [UInt8]? = { _ in nil }
     ) async throws -> Response {
-        let nonce = Attestation.makeNonce()
-        let (reply, request) = try await callRaw(
-            method, body: body, extraHeaders: [(Attestation.nonceHeader, CanonicalBase64.encode(nonce))])
-        // The document is checked before the body is even decoded: nothing of an unverified reply is used.
-        let document = try verifier.verify(reply: reply, to: request, method: method, nonce: nonce)
+        let (reply, document) = try await attestedReply(method, body: body, verifier: verifier)
         let response = try Self.decode(Response.self, from: reply, method: method)
         if let expected = try publicKey(response) {
             try verifier.checkPublicKey(of: document, is: expected, method: method, status: reply.status)
         }
         return response
+    }
+
+    /// Sends an attested request and verifies the reply's document; the body is the caller's to decode.
+    func attestedReply(_ method: WaasMethod, body: [UInt8], verifier: AttestationVerifier) async throws -> (
+        WaasHTTPResponse, NitroAttestationDocument
+    ) {
+        let nonce = Attestation.makeNonce()
+        let (reply, request) = try await callRaw(
+            method, body: body, extraHeaders: [(Attestation.nonceHeader, CanonicalBase64.encode(nonce))])
+        // The document is checked before the body is even decoded: nothing of an unverified reply is used.
+        let document = try verifier.verify(reply: reply, to: request, method: method, nonce: nonce)
+        return (reply, document)
     }
 
     /// `Waas/GetRecipientKey`, attested: a fresh recipient key whose attestation document names it as

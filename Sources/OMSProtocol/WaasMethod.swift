@@ -53,6 +53,8 @@ public struct WaasMethod: Hashable, Sendable, CustomStringConvertible {
     public static let listSessions = WaasMethod(.waas, "ListSessions")
     public static let getRecipientKey = WaasMethod(.waas, "GetRecipientKey")
     public static let importWallet = WaasMethod(.waas, "ImportWallet")
+    /// A walletops extension: many keys sealed to one recipient key, one attested reply (docs/import.md).
+    public static let importWallets = WaasMethod(.waas, "ImportWallets")
 
     // Public methods.
     public static let status = WaasMethod(.waasPublic, "Status")

@@ -103,6 +103,7 @@ public struct OMSWalletError: Error, Hashable, Sendable, CustomStringConvertible
                 case .attestationVerificationFailed: .attestationVerificationFailed
                 case .invalidResponse: .invalidResponse
                 case .missingCredential: .sessionMissing
+                case .invalidArgument: .validationError
                 }
             return OMSWalletError(code, operation: operation, error.message, status: error.status)
         case let error as TransportError:

@@ -38,9 +38,9 @@ final class HPKEContext {
     }
 
     /// ComputeNonce(seq): base_nonce XOR I2OSP(seq, Nn).
-    private var nonce: [UInt8] {
+    private func nonce(_ sequence: UInt64) -> [UInt8] {
         var nonce = baseNonce
-        for i in 0..<8 { nonce[nonce.count - 1 - i] ^= UInt8(truncatingIfNeeded: sequenceNumber >> (8 * UInt64(i))) }
+        for i in 0..<8 { nonce[nonce.count - 1 - i] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(i))) }
         return nonce
     }
 
@@ -53,25 +53,33 @@ final class HPKEContext {
     }
 
     func seal(_ plaintext: some ContiguousBytes, aad: some ContiguousBytes) throws -> [UInt8] {
-        let sealed: [UInt8]
-        switch cipher {
-        case .aesGCM(let context): sealed = try context.seal(plaintext, nonce: nonce, authenticating: aad)
-        case .chaChaPoly(let context): sealed = try context.seal(plaintext, nonce: nonce, authenticating: aad)
-        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot seal")
-        }
+        let sealed = try seal(plaintext, aad: aad, sequence: sequenceNumber)
         try increment()
         return sealed
     }
 
     func open(_ ciphertext: some ContiguousBytes, aad: some ContiguousBytes) throws -> [UInt8] {
-        let opened: [UInt8]
-        switch cipher {
-        case .aesGCM(let context): opened = try context.open(ciphertext, nonce: nonce, authenticating: aad)
-        case .chaChaPoly(let context): opened = try context.open(ciphertext, nonce: nonce, authenticating: aad)
-        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot open")
-        }
+        let opened = try open(ciphertext, aad: aad, sequence: sequenceNumber)
         try increment()
         return opened
+    }
+
+    /// Seals with the nonce of `sequence`, leaving the context's own sequence number alone.
+    func seal(_ plaintext: some ContiguousBytes, aad: some ContiguousBytes, sequence: UInt64) throws -> [UInt8] {
+        switch cipher {
+        case .aesGCM(let context): return try context.seal(plaintext, nonce: nonce(sequence), authenticating: aad)
+        case .chaChaPoly(let context): return try context.seal(plaintext, nonce: nonce(sequence), authenticating: aad)
+        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot seal")
+        }
+    }
+
+    /// Opens with the nonce of `sequence`, leaving the context's own sequence number alone.
+    func open(_ ciphertext: some ContiguousBytes, aad: some ContiguousBytes, sequence: UInt64) throws -> [UInt8] {
+        switch cipher {
+        case .aesGCM(let context): return try context.open(ciphertext, nonce: nonce(sequence), authenticating: aad)
+        case .chaChaPoly(let context): return try context.open(ciphertext, nonce: nonce(sequence), authenticating: aad)
+        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot open")
+        }
     }
 
     /// Export(exporter_context, L) = LabeledExpand(exporter_secret, "sec", exporter_context, L).
@@ -138,6 +146,19 @@ extension HPKE {
             try context.seal(plaintext, aad: aad)
         }
 
+        /// Seals a message with the nonce of sequence number `sequence` (RFC 9180 section 5.2,
+        /// ComputeNonce(seq)); the context's own counter does not move.
+        ///
+        /// Only for tests: a sender that sealed two messages at one sequence number would reuse an AEAD
+        /// nonce, which RFC 9180 forbids. Senders seal in order with ``seal(_:authenticating:)``.
+        @_spi(Testing)
+        public func seal(
+            _ plaintext: some ContiguousBytes, authenticating aad: some ContiguousBytes = [UInt8](),
+            sequenceNumber sequence: UInt64
+        ) throws -> [UInt8] {
+            try context.seal(plaintext, aad: aad, sequence: sequence)
+        }
+
         /// A secret of `length` bytes bound to this context and `context` (RFC 9180 section 5.3).
         public func export(context exporterContext: some ContiguousBytes, length: Int) throws -> SecretBytes {
             try context.export(context: exporterContext.withUnsafeBytes { Array($0) }, length: length)
@@ -179,6 +200,22 @@ extension HPKE {
             throws -> [UInt8]
         {
             try context.open(ciphertext, aad: aad)
+        }
+
+        /// Opens the message the sender sealed as its `sequence`-th (from 0), with the nonce of that
+        /// sequence number (RFC 9180 section 5.2, ComputeNonce(seq)), whatever was opened before.
+        ///
+        /// The context's own counter does not move, so a message that fails to open does not put the
+        /// others out of step, and messages may be opened in any order. Opening is not sealing: it reuses
+        /// no nonce, so this is safe for any recipient.
+        ///
+        /// - Throws: `CryptoError.authenticationFailure` when the message does not authenticate at
+        ///   `sequence` (with this context's keys and `aad`).
+        public func open(
+            _ ciphertext: some ContiguousBytes, authenticating aad: some ContiguousBytes = [UInt8](),
+            sequenceNumber sequence: UInt64
+        ) throws -> [UInt8] {
+            try context.open(ciphertext, aad: aad, sequence: sequence)
         }
 
         /// A secret of `length` bytes bound to this context and `context` (RFC 9180 section 5.3).

@@ -374,8 +374,11 @@ private struct JSONParser {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                scalars.append(contentsOf: try flush(self, upTo: index).unicodeScalars)
+                let run = try flush(self, upTo: index)
                 index += 1
+                // Without escapes (every escape appends a scalar) the run is the whole string: no copy.
+                if scalars.isEmpty { return run }
+                scalars.append(contentsOf: run.unicodeScalars)
                 return String(scalars)
             } else if byte == UInt8(ascii: "\\") {
                 scalars.append(contentsOf: try flush(self, upTo: index).unicodeScalars)

@@ -133,8 +133,12 @@ public struct NitroAttestationDocument: Sendable, Hashable {
     ///   - pinnedRootSHA256: SHA-256 of the root certificate's DER (AWS:
     ///     `641a0321a3e244efe456463195d606317ed7cdcc3c1756e09893f3c68f79bb5b`).
     ///   - date: the time at which the chain must be valid.
+    ///   - chainCache: chains verified before; a chain found there, valid at `date` as a whole, is not
+    ///     checked again (the document's signature always is).
     /// - Throws: `NitroAttestationError` whose code says which step failed.
-    public static func verify(coseSign1: [UInt8], pinnedRootSHA256: [UInt8], at date: Date)
+    public static func verify(
+        coseSign1: [UInt8], pinnedRootSHA256: [UInt8], at date: Date, chainCache: X509ChainCache? = nil
+    )
         throws(NitroAttestationError)
         -> NitroAttestationDocument
     {
@@ -145,6 +149,18 @@ public struct NitroAttestationDocument: Sendable, Hashable {
             throw NitroAttestationError(.malformed, "attestation document: \(error)")
         }
         let document = try NitroAttestationDocument(payload: message.payload)
+        let cacheKey = chainCache.map { _ in
+            X509ChainCache.key(
+                leaf: document.certificate, bundle: document.cabundle, pinnedRootSHA256: pinnedRootSHA256)
+        }
+        if let chainCache, let cacheKey, let leafKey = chainCache.leafKey(for: cacheKey, at: date) {
+            do {
+                try message.verify(publicKey: leafKey)
+            } catch {
+                throw NitroAttestationError(.invalidSignature, "attestation document: \(error)")
+            }
+            return document
+        }
         let leaf: X509Certificate
         let bundle: [X509Certificate]
         do {
@@ -153,8 +169,9 @@ public struct NitroAttestationDocument: Sendable, Hashable {
         } catch {
             throw NitroAttestationError(.malformed, "attestation certificate: \(error)")
         }
+        let path: [X509Certificate]
         do {
-            try X509ChainVerifier.verify(
+            path = try X509ChainVerifier.verify(
                 leaf: leaf, intermediates: bundle, pinnedRootSHA256: pinnedRootSHA256, at: date)
         } catch {
             throw NitroAttestationError(.untrustedCertificate, "attestation certificate chain: \(error)")
@@ -170,6 +187,8 @@ public struct NitroAttestationDocument: Sendable, Hashable {
         } catch {
             throw NitroAttestationError(.invalidSignature, "attestation document: \(error)")
         }
+        // Cached only once the signature verified too: a chain is remembered for documents it signed.
+        if let chainCache, let cacheKey { chainCache.insert(key: cacheKey, leafKey: publicKey, path: path) }
         return document
     }
 }

@@ -102,7 +102,8 @@ extension ActionRegistry {
                 .init(
                     mode: mode, selection: selection, appName: try request.text("app_name"), olderThan: olderThan,
                     type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
-                    output: try request.requiredText("output"), coreURL: try request.coreURL()))
+                    output: try request.requiredText("output"), coreURL: try request.coreURL(),
+                    concurrency: try request.integer("concurrency") ?? 8))
         }
         register("demo.seed") { request in
             SeedDemoAction(

@@ -202,3 +202,31 @@ struct TestEnclave: Sendable {
         return CanonicalBase64.encode(try COSESign1.sign(payload: payload.encoded(), privateKey: leafKey).encoded())
     }
 }
+
+extension ImportHarness {
+    /// An ImportWallets request sealed by hand (item i at sequence i with its batch AAD), so tests can
+    /// bend one part of it.
+    func sealedBatch(
+        _ items: [(key: SecretBytes, family: NetworkFamily, reference: String?)], keyId: String, publicKey: [UInt8],
+        suite: ImportSuite = .default
+    ) throws -> ImportWalletsRequest {
+        let sender = try HPKE.Sender(
+            suite: suite.hpke, recipientKey: publicKey, info: ImportBinding.info(keyId: keyId))
+        let wallets = try items.enumerated().map { index, item in
+            let aad = ImportBinding.batchAAD(index: index, networkFamily: item.family, reference: item.reference)
+            let ciphertext = try item.key.withUnsafeBytes { try sender.seal($0, authenticating: aad) }
+            return ImportWalletsItem(
+                networkFamily: item.family, reference: item.reference, ciphertext: CanonicalBase64.encode(ciphertext))
+        }
+        return ImportWalletsRequest(
+            keyMaterial: BatchKeyMaterial(
+                keyId: keyId, suite: suite.rawValue, encapsulatedKey: CanonicalBase64.encode(sender.encapsulatedKey)),
+            wallets: wallets)
+    }
+
+    /// Sends an ImportWallets request as it is, attested and verified, and returns the raw reply.
+    func send(_ request: ImportWalletsRequest, client: WaasClient? = nil) async throws -> ImportWalletsResponse {
+        try await (client ?? self.client).attestedCall(
+            .importWallets, body: WaasClient.encodeBody(request), as: ImportWalletsResponse.self, verifier: verifier)
+    }
+}

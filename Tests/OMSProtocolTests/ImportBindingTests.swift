@@ -19,6 +19,20 @@ import WalletCrypto
                 != ImportBinding.aad(networkFamily: .evm, reference: "a"))
     }
 
+    @Test func batchBindingStringsAreTheDocumentedOnes() {
+        #expect(
+            String(decoding: ImportBinding.batchAAD(index: 0, networkFamily: .evm, reference: nil), as: UTF8.self)
+                == "walletops/import/v1/batch\nindex: 0\nnetworkFamily: evm")
+        #expect(
+            String(decoding: ImportBinding.batchAAD(index: 999, networkFamily: .solana, reference: ""), as: UTF8.self)
+                == "walletops/import/v1/batch\nindex: 999\nnetworkFamily: solana\nreference: ")
+        // Never the single import's, and each position its own.
+        let all = (0..<1000).map { ImportBinding.batchAAD(index: $0, networkFamily: .evm, reference: "r") }
+        #expect(Set(all).count == 1000)
+        #expect(!all.contains(ImportBinding.aad(networkFamily: .evm, reference: "r")))
+        #expect(ImportWalletsRequest.maxWallets == 1000)
+    }
+
     @Test func suitesMapToTheirRFC9180Identifiers() {
         let ids = ImportSuite.allCases.map { [$0.hpke.kem.rawValue, $0.hpke.kdf.rawValue, $0.hpke.aead.rawValue] }
         #expect(ids == [[0x10, 1, 2], [0x10, 1, 3], [0x20, 1, 2], [0x20, 1, 3]])

@@ -73,6 +73,87 @@ import Testing
         #expect(exports == 24)
     }
 
+    /// Sealing and opening at an explicit sequence number reproduces the vectors' i-th encryption, in
+    /// reverse order and without moving the contexts' counters (the batched import opens item i at i).
+    @Test func explicitSequenceNumbersMatchTheVectors() throws {
+        let all = try Fixtures.json("vectors/hpke_rfc9180_test-vectors_full.json") as! [[String: Any]]
+        var tally = VectorTally("hpke_rfc9180_test-vectors_full.json encryptions at explicit sequence numbers")
+        var encryptions = 0
+        for vector in all {
+            guard vector["mode"] as! Int == 0, vector["kdf_id"] as! Int == 1,
+                let kem = HPKE.KEM(rawValue: UInt16(vector["kem_id"] as! Int)),
+                let aead = HPKE.AEAD(rawValue: UInt16(vector["aead_id"] as! Int)), aead != .exportOnly
+            else {
+                tally.skipped()
+                continue
+            }
+            func bytes(_ key: String) -> [UInt8] { Hex.decode(vector[key] as! String)! }
+            let suite = HPKE.Suite(kem: kem, kdf: .hkdfSHA256, aead: aead)
+            let name = "kem \(kem.rawValue) aead \(aead.rawValue)"
+            let sender = try HPKE.Sender(
+                suite: suite, recipientKey: bytes("pkRm"), info: bytes("info"),
+                ephemeralInputKeyMaterial: SecretBytes(bytes("ikmE")))
+            let recipient = try HPKE.Recipient(
+                suite: suite, privateKey: SecretBytes(bytes("skRm")), encapsulatedKey: bytes("enc"),
+                info: bytes("info"))
+            let list = vector["encryptions"] as! [[String: String]]
+            for (index, encryption) in list.enumerated().reversed() {
+                let plaintext = Hex.decode(encryption["pt"]!)!
+                let aad = Hex.decode(encryption["aad"]!)!
+                let ciphertext = Hex.decode(encryption["ct"]!)!
+                let sequence = UInt64(index)
+                #expect(
+                    try sender.seal(plaintext, authenticating: aad, sequenceNumber: sequence) == ciphertext,
+                    "\(name) #\(index)")
+                #expect(
+                    try recipient.open(ciphertext, authenticating: aad, sequenceNumber: sequence) == plaintext,
+                    "\(name) #\(index)")
+                if index > 0 {
+                    // At a neighbouring sequence number the same ciphertext does not open.
+                    #expect(throws: CryptoError(.authenticationFailure, "")) {
+                        try recipient.open(ciphertext, authenticating: aad, sequenceNumber: sequence - 1)
+                    }
+                }
+                encryptions += 1
+            }
+            #expect(sender.sequenceNumber == 0 && recipient.sequenceNumber == 0, "\(name)")
+            // The counters still start at message 0.
+            let first = list[0]
+            #expect(
+                try recipient.open(Hex.decode(first["ct"]!)!, authenticating: Hex.decode(first["aad"]!)!)
+                    == Hex.decode(first["pt"]!)!, "\(name)")
+            tally.ran()
+        }
+        tally.report()
+        print("hpke explicit sequence: \(tally.ran) suites, \(encryptions) encryptions")
+        #expect(tally.ran == 6)
+        #expect(encryptions == 1542)
+    }
+
+    /// A message that fails to open at its sequence number leaves every later one openable.
+    @Test func aFailedOpenDoesNotDesynchroniseLaterMessages() throws {
+        let suite = HPKE.Suite(kem: .p256HKDFSHA256, aead: .aes256GCM)
+        let keys = try suite.kem.generateKeyPair()
+        let sender = try HPKE.Sender(suite: suite, recipientKey: keys.publicKey, info: Array("batch".utf8))
+        var messages = try (0..<8).map { try sender.seal([UInt8(truncatingIfNeeded: $0)], authenticating: [7]) }
+        messages[3][0] ^= 1
+        let recipient = try HPKE.Recipient(
+            suite: suite, privateKey: keys.privateKey, encapsulatedKey: sender.encapsulatedKey,
+            info: Array("batch".utf8))
+        var opened = 0
+        for (index, message) in messages.enumerated() {
+            if index == 3 {
+                #expect(throws: CryptoError(.authenticationFailure, "")) {
+                    try recipient.open(message, authenticating: [7], sequenceNumber: 3)
+                }
+                continue
+            }
+            #expect(try recipient.open(message, authenticating: [7], sequenceNumber: UInt64(index)) == [UInt8(index)])
+            opened += 1
+        }
+        #expect(opened == 7)
+    }
+
     @Test func roundTripsAndRejects() throws {
         for kem in HPKE.KEM.allCases {
             for aead in [HPKE.AEAD.aes128GCM, .aes256GCM, .chaCha20Poly1305] {

@@ -31,13 +31,15 @@ public struct RevokeSweepAction: Action {
         public var maxRevocations: Int
         public var output: String
         public var coreURL: URL?
+        /// Requests in flight at once (listing wallets' grants, revoking).
+        public var concurrency: Int
         public var now: @Sendable () -> Int64
 
         /// Creates a configuration.
         public init(
             mode: Mode, selection: Selection, appName: String? = nil, olderThan: Int64? = nil,
             type: CredentialType? = nil, maxRevocations: Int = 100, output: String, coreURL: URL? = nil,
-            now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+            concurrency: Int = 8, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
         ) {
             self.mode = mode
             self.selection = selection
@@ -47,6 +49,7 @@ public struct RevokeSweepAction: Action {
             self.maxRevocations = maxRevocations
             self.output = output
             self.coreURL = coreURL
+            self.concurrency = max(1, concurrency)
             self.now = now
         }
     }
@@ -85,19 +88,23 @@ public struct RevokeSweepAction: Action {
                         + "\(configuration.maxRevocations): nothing was revoked (the plan is in \(configuration.output))"
                 )
             }
-            for (index, candidate) in candidates.enumerated() where !candidate.isCaller {
+            let revoked = try await Self.bounded(
+                candidates.indices.filter { !candidates[$0].isCaller }, limit: configuration.concurrency
+            ) { index in
+                let grant = candidates[index].grant
                 do {
                     _ = try await client.jobCall(
                         .revokeAccess,
                         RevokeAccessRequest(
-                            targetCredentialId: candidate.grant.credentialId, walletId: candidate.walletId,
-                            sessionId: candidate.grant.type == .remote ? candidate.grant.sessionId : nil),
+                            targetCredentialId: grant.credentialId, walletId: candidates[index].walletId,
+                            sessionId: grant.type == .remote ? grant.sessionId : nil),
                         as: OKResponse.self)
-                    results[index] = "revoked"
+                    return true
                 } catch {
-                    results[index] = "failed"
+                    return false
                 }
             }
+            for (index, ok) in revoked { results[index] = ok ? "revoked" : "failed" }
         }
         try write(candidates, results: results)
         let failed = results.filter { $0 == "failed" }.count
@@ -129,8 +136,13 @@ public struct RevokeSweepAction: Action {
         // A direct credential is account-wide: it is listed on every wallet but revoked once.
         var seenDirect: Set<String> = []
         let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
-        for wallet in wallets {
-            for grant in try await Self.allAccess(client: client, walletId: wallet.id, type: configuration.type) {
+        // Grants are listed for several wallets at once, then walked in wallet order so the output is stable.
+        let listed = try await Self.bounded(Array(wallets.indices), limit: configuration.concurrency) { index in
+            try await Self.allAccess(client: client, walletId: wallets[index].id, type: configuration.type)
+        }
+        let grantsByWallet = Dictionary(uniqueKeysWithValues: listed)
+        for (index, wallet) in wallets.enumerated() {
+            for grant in grantsByWallet[index] ?? [] {
                 if grant.type == .direct && !seenDirect.insert(grant.credentialId).inserted { continue }
                 if let appName = configuration.appName, !appName.isEmpty, grant.metadata?.appName != appName {
                     continue
@@ -156,6 +168,31 @@ public struct RevokeSweepAction: Action {
             }
         }
         return candidates
+    }
+
+    /// `work` for each index with at most `limit` in flight; the results by index, in completion order.
+    static func bounded<T: Sendable>(
+        _ indices: [Int], limit: Int, _ work: @escaping @Sendable (Int) async throws -> T
+    ) async throws -> [(Int, T)] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            var results: [(Int, T)] = []
+            results.reserveCapacity(indices.count)
+            var next = 0
+            while next < indices.count && next < limit {
+                let index = indices[next]
+                group.addTask { (index, try await work(index)) }
+                next += 1
+            }
+            while let result = try await group.next() {
+                results.append(result)
+                if next < indices.count {
+                    let index = indices[next]
+                    group.addTask { (index, try await work(index)) }
+                    next += 1
+                }
+            }
+            return results
+        }
     }
 
     /// ListAccess for one wallet, every page.

@@ -20,7 +20,7 @@ extension WaasService {
     static let createWalletsMethods: [String: Method] = [
         // The reply is written directly (`jsonBytes`), not through Codable: the same JSON for a fraction of
         // the CPU.
-        WaasMethod.createWallets.path: rawMethod { try await $0.createWallets($1, $2).jsonBytes() }
+        WaasMethod.createWallets.path: method({ try await $0.createWallets($1, $2) }, encode: { $0.jsonBytes() })
     ]
 
     /// Checks a CreateWallets request: the family, 1...1000 references, each valid and none repeated.

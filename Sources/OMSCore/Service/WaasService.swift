@@ -49,40 +49,43 @@ public final class WaasService: WaasRequestHandler {
 
     typealias Method = @Sendable (WaasService, Call, [UInt8]) async throws -> [UInt8]
 
-    /// Decodes the body as `Request`, runs `body`, encodes its result.
+    /// Decodes the body as `Request`, runs `body`, encodes its result (with `encode`: JSONEncoder unless a
+    /// method has a faster writer of the same JSON).
     static func method<Request: Decodable & Sendable, Response: Encodable & Sendable>(
-        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response,
+        encode: @escaping @Sendable (Response) throws -> [UInt8] = { try WaasClient.encodeBody($0) }
     ) -> Method {
         { service, call, bytes in
-            try WaasClient.encodeBody(try await body(service, call, try decodeRequest(Request.self, bytes)))
+            let request: Request
+            do {
+                request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
+            } catch let error as DecodingError {
+                throw WaasError(.invalidRequest, DecodingErrorText.describe(error))
+            } catch {
+                throw WaasError(.invalidRequest, "body is not JSON")
+            }
+            // Every request is a JSON object; a body-less request type (`Empty`) would otherwise accept any JSON.
+            guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
+                throw WaasError(.invalidRequest, "body: expected a JSON object")
+            }
+            return try encode(try await body(service, call, request))
         }
-    }
-
-    /// Like ``method(_:)`` for a method that writes its reply's JSON itself.
-    static func rawMethod<Request: Decodable & Sendable>(
-        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> [UInt8]
-    ) -> Method {
-        { service, call, bytes in try await body(service, call, try decodeRequest(Request.self, bytes)) }
-    }
-
-    /// Decodes a request body; every request is a JSON object.
-    static func decodeRequest<Request: Decodable>(_ type: Request.Type, _ bytes: [UInt8]) throws -> Request {
-        let request: Request
-        do {
-            request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
-        } catch let error as DecodingError {
-            throw WaasError(.invalidRequest, DecodingErrorText.describe(error))
-        } catch {
-            throw WaasError(.invalidRequest, "body is not JSON")
-        }
-        // A body-less request type (`Empty`) would otherwise accept any JSON.
-        guard bytes.isEmpty || bytes.first(where: { !Self.jsonWhitespace.contains($0) }) == UInt8(ascii: "{") else {
-            throw WaasError(.invalidRequest, "body: expected a JSON object")
-        }
-        return request
     }
 
     static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
+
+    /// Like ``method(_:encode:)`` for a request with a fast reader of its own (`parse`, nil for anything
+    /// not well formed): a body it refuses goes through the ordinary decoder, whose errors name the field.
+    static func method<Request: Decodable & Sendable, Response: Encodable & Sendable>(
+        _ body: @escaping @Sendable (WaasService, Call, Request) async throws -> Response,
+        parse: @escaping @Sendable ([UInt8]) -> Request?, encode: @escaping @Sendable (Response) throws -> [UInt8]
+    ) -> Method {
+        let ordinary = method(body, encode: encode)
+        return { service, call, bytes in
+            guard let request = parse(bytes) else { return try await ordinary(service, call, bytes) }
+            return try encode(try await body(service, call, request))
+        }
+    }
 
     /// Every method the core serves: one table per feature file, keyed by path.
     static let methods: [String: Method] = [

@@ -68,29 +68,41 @@ enum CoreBench {
 
         /// `count` clients signed in (one credential each) to the same account.
         func clients(_ transport: any WaasTransport, count: Int) async throws -> [WaasClient] {
-            let dev = try await service.devIssuer()!
-            var clients: [WaasClient] = []
-            for _ in 0..<count {
-                let client = WaasClient(
-                    transport: transport, publishableKey: publishableKey,
-                    signer: P256RequestSigner(key: try P256.Signing.PrivateKey()))
-                let token = try dev.idToken(email: "bench@example.com", now: service.now)
-                let commit = try await client.call(
-                    .commitVerifier,
-                    CommitVerifierRequest(
-                        identityType: .oidc, authMode: .idToken,
-                        metadata: ["iss": dev.issuer, "aud": DevIssuer.audience],
-                        handle: Base64URL.encode(SHA256.hash(data: Array(token.utf8)))), as: CommitVerifierResponse.self
-                )
-                _ = try await client.call(
-                    .completeAuth,
-                    CompleteAuthRequest(
-                        identityType: .oidc, authMode: .idToken, verifier: commit.verifier, answer: token),
-                    as: CompleteAuthResponse.self)
-                clients.append(client)
-            }
-            return clients
+            try await CoreBench.signIn(
+                service: service, publishableKey: publishableKey, transport: transport, count: count,
+                email: "bench@example.com")
         }
+    }
+
+    /// `count` clients of `email` signed in (one credential each, a token of the core's development
+    /// issuer) to `service`, speaking through `transport`.
+    static func signIn(
+        service: WaasService, publishableKey: PublishableKey, transport: any WaasTransport, count: Int, email: String
+    ) async throws -> [WaasClient] {
+        guard let dev = try await service.devIssuer() else {
+            throw BenchError("the core has no development issuer (walletops core init makes one)")
+        }
+        var clients: [WaasClient] = []
+        for _ in 0..<count {
+            let client = WaasClient(
+                transport: transport, publishableKey: publishableKey,
+                signer: P256RequestSigner(key: try P256.Signing.PrivateKey()))
+            let token = try dev.idToken(email: email, now: service.now)
+            let commit = try await client.call(
+                .commitVerifier,
+                CommitVerifierRequest(
+                    identityType: .oidc, authMode: .idToken,
+                    metadata: ["iss": dev.issuer, "aud": DevIssuer.audience],
+                    handle: Base64URL.encode(SHA256.hash(data: Array(token.utf8)))), as: CommitVerifierResponse.self
+            )
+            _ = try await client.call(
+                .completeAuth,
+                CompleteAuthRequest(
+                    identityType: .oidc, authMode: .idToken, verifier: commit.verifier, answer: token),
+                as: CompleteAuthResponse.self)
+            clients.append(client)
+        }
+        return clients
     }
 
     /// Requests per second of `body` run `total` times, spread over the clients running concurrently.

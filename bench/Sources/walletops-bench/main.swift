@@ -8,6 +8,9 @@ import Foundation
 ///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
 ///     walletops-bench access [--grants N]      ListAccess over N grants, GetSessionUsage, transfers
 ///     walletops-bench import [--imports N]     attested imports per second beside the crypto floor
+///     walletops-bench stage --home H ...        stages wallets and sessions in a walletops home (StageBench)
+///     walletops-bench delay-proxy --to HOST:PORT [--port P] [--delay-ms D]   test-only delaying TCP proxy
+///     walletops-bench import-batch [--batch N] [--batches M]   batched attested imports (ImportWallets)
 ///     walletops-bench create [--wallets N] [--batch B] [--parallel P]
 ///                                              CreateWallets batches: wallets/s, CPU per wallet, floor
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -40,13 +43,18 @@ do {
         print(try await CoreBench.run(total: total ?? 2_000))
     case "access": print(try await AccessBench.run(arguments))
     case "import": print(try await ImportBench.run(arguments))
+    case "stage": print(try await StageBench.run(arguments))
+    case "delay-proxy": try DelayProxy.run(arguments)
+    case "import-batch": print(try await ImportBench.runBatched(arguments))
     case "create": print(try await CreateWalletsBench.run(arguments))
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]"
-                    + " | access [--grants N] | import [--imports N]"
-                    + " | create [--wallets N] [--batch B] [--parallel P]\n").utf8))
+                    + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
+                    + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
+                    + " | create [--wallets N] [--batch B] [--parallel P]"
+                    + " | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
         exit(64)
     }
 } catch {

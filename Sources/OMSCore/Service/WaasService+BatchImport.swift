@@ -1,0 +1,223 @@
+import Foundation
+import OMSProtocol
+import SQLiteKit
+import WalletCrypto
+
+extension WaasService {
+    /// An item of a batch after the CPU work: its key opened, validated, its address derived and the key
+    /// sealed under the KEK for its new wallet id; or why the item is refused.
+    enum PreparedImport: Sendable {
+        case ready(walletId: String, type: WalletType, address: String, reference: String?, sealedKey: [UInt8])
+        case refused(WaasError)
+    }
+
+    /// Below this many items a batch is prepared on one task: splitting costs more than it saves.
+    static let batchImportMinimumChunk = 32
+
+    /// `Waas/ImportWallets` (a walletops extension, docs/import.md "Batched import"): up to 1000 keys
+    /// sealed to one recipient key as the messages of one HPKE context, item `i` at sequence number `i`.
+    ///
+    /// The recipient key is checked read-only first (this credential's, unused, unexpired, this suite);
+    /// then every item is opened and validated and its key sealed under the KEK outside the writer,
+    /// spread over the cores; then one write authenticates the caller, checks the key again, uses it up
+    /// and inserts every prepared wallet in one transaction. Item failures are results, in request
+    /// order; only batch-level refusals fail the call.
+    func importWallets(_ call: Call, _ request: ImportWalletsRequest) async throws -> ImportWalletsResponse {
+        let count = request.wallets.count
+        guard (1...ImportWalletsRequest.maxWallets).contains(count) else {
+            throw WaasError(
+                .invalidRequest,
+                "wallets has \(count) items; ImportWallets takes 1 to \(ImportWalletsRequest.maxWallets)")
+        }
+        let material = request.keyMaterial
+        guard let suite = ImportSuite(rawValue: material.suite) else {
+            throw WaasError(.invalidRequest, "keyMaterial.suite \(material.suite) is not supported")
+        }
+        guard let encapsulatedKey = CanonicalBase64.decode(material.encapsulatedKey),
+            encapsulatedKey.count == suite.hpke.kem.encapsulatedKeySize
+        else {
+            throw WaasError(
+                .invalidRequest,
+                "keyMaterial.encapsulatedKey must be canonical base64 of \(suite.hpke.kem.encapsulatedKeySize) bytes")
+        }
+        let credential = try signature(of: call).credential
+        // Read-only: a key that cannot serve this batch is refused before any CPU work.
+        let sealedRecipientKey = try await store.read { [self] db in
+            try usableRecipientKey(
+                db, material.keyId, suite: suite, project: call.project.id, credential: credential, now: call.now)
+        }
+        let recipientKey = try custody.open(sealedRecipientKey, for: material.keyId)
+        let prepared = try await prepareImports(
+            request.wallets, suite: suite, recipientKey: recipientKey, encapsulatedKey: encapsulatedKey,
+            keyId: material.keyId)
+
+        return try await store.write { [self] db in
+            let caller = try authenticate(db, call)
+            // Again inside the transaction: another request may have used the key since the read.
+            _ = try usableRecipientKey(
+                db, material.keyId, suite: suite, project: call.project.id, credential: caller.credential.id,
+                now: call.now)
+            try db.execute(
+                "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
+            var results: [ImportWalletsResult] = []
+            results.reserveCapacity(prepared.count)
+            for (index, item) in prepared.enumerated() {
+                switch item {
+                case .refused(let error):
+                    results.append(ImportWalletsResult(error: ImportItemError(error)))
+                case .ready(let walletId, let type, let address, let reference, let sealedKey):
+                    let record = WalletRecord(
+                        seq: 0, id: walletId, accountId: caller.account.id, type: type, address: address,
+                        reference: reference, keyOrigin: .imported)
+                    do {
+                        let stored = try db.insertWallet(
+                            record, project: call.project.id, sealedKey: sealedKey, now: call.now)
+                        results.append(ImportWalletsResult(wallet: stored.wire))
+                    } catch let error as WaasError where error.code == .addressAlreadyImported {
+                        // The holder is named only to its own account: a resumed import settles without
+                        // deriving anything, and another account's wallet stays undisclosed.
+                        let holder = try db.wallet(address: address, project: call.project.id)
+                        let own = holder.flatMap { $0.accountId == caller.account.id ? $0.wire : nil }
+                        results.append(
+                            ImportWalletsResult(
+                                wallet: own,
+                                error: ImportItemError(
+                                    WaasError(.addressAlreadyImported, "wallets[\(index)]: \(error.message)"))))
+                    }
+                }
+            }
+            return ImportWalletsResponse(results: results)
+        }
+    }
+
+    /// The sealed private half of recipient key `keyId` if it can serve an import by `credential` now.
+    ///
+    /// - Throws: KeyNotFound (missing, another credential's, used), KeyExpired, InvalidRequest (another
+    ///   suite).
+    func usableRecipientKey(
+        _ db: SQLiteDatabase, _ keyId: String, suite: ImportSuite, project: String, credential: String, now: Int64
+    ) throws -> [UInt8] {
+        let row = try db.rows(
+            "SELECT credential, suite, sealed_key, expires_at, consumed_at FROM recipient_keys "
+                + "WHERE id = ? AND project_id = ?", [.text(keyId), .text(project)]
+        ).first
+        // Another credential's key is indistinguishable from a missing one.
+        guard let row, row[0].text == credential, let sealedKey = row[2].bytes else {
+            throw WaasError(.keyNotFound, "no recipient key \(keyId) for this credential")
+        }
+        guard row[4].int == nil else { throw WaasError(.keyNotFound, "recipient key \(keyId) was already used") }
+        guard now <= row[3].int ?? 0 else {
+            throw WaasError(.keyExpired, "recipient key \(keyId) expired at \(RFC3339.format(row[3].int ?? 0))")
+        }
+        guard row[1].text == suite.rawValue else {
+            throw WaasError(
+                .invalidRequest, "keyMaterial.suite \(suite.rawValue) is not the recipient key's (\(row[1].text ?? ""))"
+            )
+        }
+        return sealedKey
+    }
+
+    /// Opens, validates and seals every item, in chunks over the cores (one HPKE recipient context per
+    /// chunk: a context is not shared between threads). Results are in item order.
+    func prepareImports(
+        _ items: [ImportWalletsItem], suite: ImportSuite, recipientKey: SecretBytes, encapsulatedKey: [UInt8],
+        keyId: String
+    ) async throws -> [PreparedImport] {
+        let workers = max(
+            1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / Self.batchImportMinimumChunk))
+        let chunk = (items.count + workers - 1) / workers
+        if workers == 1 {
+            return try prepareImports(
+                items, range: items.indices, suite: suite, recipientKey: recipientKey,
+                encapsulatedKey: encapsulatedKey, keyId: keyId)
+        }
+        return try await withThrowingTaskGroup(of: (Int, [PreparedImport]).self) { group in
+            for start in stride(from: 0, to: items.count, by: chunk) {
+                let range = start..<min(start + chunk, items.count)
+                group.addTask { [self] in
+                    (
+                        start,
+                        try prepareImports(
+                            items, range: range, suite: suite, recipientKey: recipientKey,
+                            encapsulatedKey: encapsulatedKey, keyId: keyId)
+                    )
+                }
+            }
+            var chunks: [(Int, [PreparedImport])] = []
+            for try await done in group { chunks.append(done) }
+            return chunks.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+
+    /// Prepares `items[range]`: each opens at its own sequence number, so one that fails to open leaves
+    /// the others as they are.
+    private func prepareImports(
+        _ items: [ImportWalletsItem], range: Range<Int>, suite: ImportSuite, recipientKey: SecretBytes,
+        encapsulatedKey: [UInt8], keyId: String
+    ) throws -> [PreparedImport] {
+        let recipient: HPKE.Recipient
+        do {
+            recipient = try HPKE.Recipient(
+                suite: suite.hpke, privateKey: recipientKey, encapsulatedKey: encapsulatedKey,
+                info: ImportBinding.info(keyId: keyId))
+        } catch {
+            throw WaasError(.invalidRequest, "keyMaterial.encapsulatedKey is not a \(suite.rawValue) public key")
+        }
+        let sealer = try custody.sealer()
+        return try range.map { index in
+            do {
+                return try prepareImport(
+                    items[index], index: index, recipient: recipient, sealer: sealer, keyId: keyId)
+            } catch let error as WaasError {
+                return .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
+            }
+        }
+    }
+
+    /// One item: the checks of a single ImportWallet, in the same order. Throws `WaasError` for a refusal
+    /// of this item, anything else for a failure of the core (which fails the batch).
+    private func prepareImport(
+        _ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, sealer: KeyCustody.Sealer, keyId: String
+    ) throws -> PreparedImport {
+        guard item.networkFamily.isKnown else {
+            throw WaasError(.unsupportedWalletType, "networkFamily \(item.networkFamily) is not supported")
+        }
+        try Self.validateReference(item.reference)
+        guard let ciphertext = CanonicalBase64.decode(item.ciphertext), ciphertext.count > 16,
+            ciphertext.count <= 4096
+        else { throw WaasError(.invalidRequest, "ciphertext must be canonical base64 of 17-4096 bytes") }
+        let plaintext: SecretBytes
+        do {
+            var opened = try recipient.open(
+                ciphertext,
+                authenticating: ImportBinding.batchAAD(
+                    index: index, networkFamily: item.networkFamily, reference: item.reference),
+                sequenceNumber: UInt64(index))
+            defer { SecretBytes.wipe(&opened) }
+            plaintext = SecretBytes(opened)
+        } catch {
+            throw WaasError(
+                .invalidRequest,
+                "does not open with recipient key \(keyId) at this index for this networkFamily and reference")
+        }
+        let type = item.networkFamily.walletType
+        let walletId = Identifier.make("wal")
+        let (address, sealed) = try importedKey(plaintext, type: type, walletId: walletId, sealer: sealer)
+        return .ready(walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
+    }
+}
+
+extension SQLiteDatabase {
+    /// The wallet of a project that holds `address`.
+    func wallet(address: String, project: String) throws -> WalletRecord? {
+        try rows(
+            "SELECT seq, id, account_id, type, address, reference, key_origin FROM wallets "
+                + "WHERE project_id = ? AND address = ?", [.text(project), .text(address)]
+        ).first.map {
+            WalletRecord(
+                seq: $0[0].int ?? 0, id: $0[1].text ?? "", accountId: $0[2].text ?? "",
+                type: WalletType(wire: $0[3].text ?? ""), address: $0[4].text ?? "", reference: $0[5].text,
+                keyOrigin: KeyOrigin(wire: $0[6].text ?? ""))
+        }
+    }
+}

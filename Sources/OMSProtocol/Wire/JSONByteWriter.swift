@@ -1,0 +1,82 @@
+/// Compact JSON written straight into bytes, for the bulk replies whose encoding is on the hot path
+/// (`ImportWalletsRequest.jsonBytes()`, `ImportWalletsResponse.jsonBytes()`).
+///
+/// Strings are copied as UTF-8 with `"`, `\` and the control characters escaped
+/// ([RFC 8259 §7](https://www.rfc-editor.org/rfc/rfc8259#section-7)); everything else passes unchanged.
+struct JSONByteWriter {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the next member or element needs a comma before it.
+    private var needsComma = false
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func beginArray(_ key: String) {
+        self.key(key)
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A member's key; the value follows.
+    mutating func key(_ key: String) {
+        separate()
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// `"key":"value"`, or nothing when `value` is nil.
+    mutating func member(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        string(value)
+        needsComma = true
+    }
+
+    mutating func member(_ key: String, _ value: Int) {
+        self.key(key)
+        bytes.append(contentsOf: String(value).utf8)
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x0a: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0d: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0x0f)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

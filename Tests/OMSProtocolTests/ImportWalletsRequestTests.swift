@@ -1,0 +1,31 @@
+import Foundation
+import OMSProtocol
+import Testing
+
+/// The ImportWallets request's own JSON writer and reader agree with the synthesized Codable.
+@Suite struct ImportWalletsRequestTests {
+    @Test func ownJSONMatchesCodableBothWays() throws {
+        let request = ImportWalletsRequest(
+            keyMaterial: BatchKeyMaterial(keyId: "rk_1", suite: "p256-sha256-aes256gcm", encapsulatedKey: "QUJD"),
+            wallets: [
+                ImportWalletsItem(networkFamily: .evm, ciphertext: "AAAA"),
+                ImportWalletsItem(networkFamily: .solana, reference: "", ciphertext: "BBBB"),
+                ImportWalletsItem(networkFamily: .unknown("bitcoin"), reference: "q\"\\\n🙂", ciphertext: "CC=="),
+            ])
+        #expect(try JSONDecoder().decode(ImportWalletsRequest.self, from: Data(request.jsonBytes())) == request)
+        #expect(ImportWalletsRequest(jsonBytes: try WaasClient.encodeBody(request)) == request)
+        #expect(ImportWalletsRequest(jsonBytes: request.jsonBytes()) == request)
+        // Anything not well formed is left to the synthesized decoder.
+        for text in [
+            #"{"keyMaterial":{"keyId":"k","suite":"s"},"wallets":[]}"#,
+            #"{"keyMaterial":{"keyId":"k","suite":"s","encapsulatedKey":"e"},"wallets":[{"networkFamily":1,"ciphertext":"c"}]}"#,
+            #"{"keyMaterial":{"keyId":"k","suite":"s","encapsulatedKey":"e"},"wallets":[{"networkFamily":"evm","reference":2,"ciphertext":"c"}]}"#,
+            #"[]"#, "{",
+        ] {
+            #expect(ImportWalletsRequest(jsonBytes: Array(text.utf8)) == nil, "\(text)")
+            #expect(throws: (any Error).self) {
+                try JSONDecoder().decode(ImportWalletsRequest.self, from: Data(text.utf8))
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The one table of `make bench` from scripts/bench.sh's results (tab-separated: case, rows, seconds,
+peak RSS MiB, peer items/s, peer peak RSS MiB, floor items/s, note), with each case's goal of issue 9
+checked. Usage: report.py RESULTS.tsv [IMPORT_BATCH]."""
+import os
+import sys
+
+RTT = 0.020          # the delay proxy's added round trip
+LATENCY_PARALLEL = 8  # imports in flight in the latency case
+SCRYPT_MIB = 256     # one scrypt n=2^18 r=8: 128 * r * n bytes
+CORES = 2
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def main():
+    path = sys.argv[1]
+    batch = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    rows = []
+    for line in open(path):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) >= 8:
+            rows.append(parts)
+    runs = os.path.join(os.path.dirname(os.path.abspath(path)), "runs")
+
+    def cpu_seconds(case):
+        """User + system CPU of the case's walletops process, from its `time -v` report."""
+        try:
+            text = open(os.path.join(runs, case, "time.txt")).read()
+        except OSError:
+            return None
+        total = 0.0
+        for line in text.splitlines():
+            if "User time (seconds)" in line or "System time (seconds)" in line:
+                total += float(line.rsplit(":", 1)[1])
+        return total
+
+    by_case = {}
+    for case, count, seconds, rss, peer, peer_rss, floor, note in rows:
+        count, seconds, rss = number(count), number(seconds), number(rss)
+        rate = count / seconds if count is not None and seconds else None
+        cpu = cpu_seconds(case) if rate else None
+        by_case[case] = dict(rows=count, seconds=seconds, rate=rate, rss=rss, peer=number(peer),
+                             cpu_ms=1000 * cpu / count if cpu is not None and count else None,
+                             peer_rss=number(peer_rss), floor=number(floor), note=note)
+
+    header = ["case", "rows", "items/s", "CPU ms/item", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
+    table = []
+
+    def fmt(value, digits=None):
+        if value is None:
+            return "-"
+        if digits is None:
+            digits = 2 if abs(value) < 10 else 0
+        return "{:,.{}f}".format(value, digits)
+
+    for case, _, _, _, _, _, _, note in rows:
+        c = by_case[case]
+        rate = c["rate"]
+        if case == "import-eth/eth-account":
+            rate_for_ratio = by_case.get("import-eth", {}).get("rate")
+        else:
+            rate_for_ratio = rate
+        ratio = rate_for_ratio / c["peer"] if rate_for_ratio and c["peer"] else None
+        goal, met = "measured (no goal)", "-"
+        if case in ("create-eth", "create-sol", "import-eth", "import-sol", "import-eth/eth-account"):
+            goal = ">= 1.5x the Python peer"
+            met = ratio is not None and ratio >= 1.5
+        elif case == "keystore":
+            bound = CORES * SCRYPT_MIB + 256
+            goal = ">= 90%% of floor, RSS <= %d" % bound
+            met = rate is not None and c["floor"] is not None and rate >= 0.9 * c["floor"] and c["rss"] <= bound
+            if rate and c["floor"]:
+                goal += " (%.0f%%)" % (100 * rate / c["floor"])
+        elif case == "noop":
+            goal = ">= 200,000/s and >= 5x the peer"
+            met = rate is not None and rate >= 200_000 and ratio is not None and ratio >= 5
+        elif case.startswith("scale-"):
+            kind, n = case.rsplit("-", 1)
+            base = by_case.get(kind[len("scale-"):])  # the 100,000-row row of the same case
+            if base and base["seconds"] and c["seconds"] and int(n) < (base["rows"] or 0):
+                time_x = base["seconds"] / c["seconds"]
+                rss_x = base["rss"] / c["rss"]
+                goal = "%dx rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (
+                    base["rows"] / c["rows"], time_x, 1.05 * base["rows"] / c["rows"], rss_x)
+                met = time_x <= 1.05 * base["rows"] / c["rows"] and rss_x <= 1.2
+            elif base and base["seconds"] and c["seconds"]:
+                time_x = c["seconds"] / base["seconds"]
+                rss_x = c["rss"] / base["rss"]
+                goal = "vs %s rows: time %.1fx (<= 10.5x), RSS %.2fx (<= 1.2x)" % (
+                    fmt(base["rows"]), time_x, rss_x)
+                met = time_x <= 10.5 and rss_x <= 1.2
+        elif case == "latency":
+            # 80% of in-flight x batch / RTT, up to what the same import does with no added delay (the
+            # floor of this machine and build); without that row, up to the C floor.
+            target = LATENCY_PARALLEL * batch / RTT
+            cap = by_case.get("latency-direct", {}).get("rate") or c["floor"]
+            capped = cap is not None and cap < target
+            if capped:
+                target = cap
+            goal = ">= 80%% of %s/s (%s)" % (
+                fmt(target), "the no-delay rate" if capped else "%d in flight x batch %d / 20 ms" % (
+                    LATENCY_PARALLEL, batch))
+            met = rate is not None and rate >= 0.8 * target
+        elif case == "latency-direct":
+            goal = "the cap of the latency row"
+        if isinstance(met, bool):
+            met = "yes" if met else "NO"
+        if not note.startswith("exit 0") and note != "peer only" and "rejected" not in note:
+            met = "FAILED (%s)" % note.split(";")[0]
+        elif "rejected" in note and not note.endswith(" 0 rejected"):
+            met = "FAILED (%s)" % note
+        cpu_ms = fmt(c["cpu_ms"], 3 if (c["cpu_ms"] or 0) < 1 else 2)
+        table.append([case, fmt(c["rows"], 0), fmt(rate), cpu_ms, fmt(c["rss"], 1), fmt(c["peer"]),
+                      "-" if ratio is None else "%.2fx" % ratio, fmt(c["floor"]),
+                      goal, met])
+
+    widths = [max(len(r[i]) for r in [header] + table) for i in range(len(header))]
+
+    def line(cells):
+        return "| " + " | ".join(cell.ljust(widths[i]) if i in (0, 8, 9) else cell.rjust(widths[i])
+                                 for i, cell in enumerate(cells)) + " |"
+
+    print(line(header))
+    print("|" + "|".join(("-" * (w + 1) + ":") if i not in (0, 8, 9) else ("-" * (w + 2))
+                         for i, w in enumerate(widths)) + "|")
+    for row in table:
+        print(line(row))
+    notes = [(case, by_case[case]["note"]) for case, *_ in rows if ";" in by_case[case]["note"]]
+    if notes:
+        print()
+        for case, note in notes:
+            print("- %s: %s" % (case, note.split("; ", 1)[1]))
+
+
+if __name__ == "__main__":
+    main()
