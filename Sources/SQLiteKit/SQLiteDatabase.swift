@@ -55,6 +55,10 @@ public final class SQLiteDatabase {
         /// dirties more pages than the cache holds spills them to the WAL and may write a page many times.
         /// See <https://www.sqlite.org/pragma.html#pragma_cache_size>.
         public var cacheKibibytes: Int? = nil
+        /// Whether a transaction may spill dirty pages to the file before it commits (`cache_spill`); false
+        /// keeps every dirty page of a transaction in memory, above `cacheKibibytes` if need be (bounded by
+        /// the transaction). See <https://www.sqlite.org/pragma.html#pragma_cache_spill>.
+        public var cacheSpill = true
         /// WAL pages before an automatic checkpoint (`wal_autocheckpoint`); nil keeps SQLite's 1000.
         /// See <https://www.sqlite.org/pragma.html#pragma_wal_autocheckpoint>.
         public var walAutocheckpointPages: Int? = nil
@@ -104,6 +108,7 @@ public final class SQLiteDatabase {
         try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
         try execute("PRAGMA foreign_keys=\(configuration.foreignKeys ? "ON" : "OFF")")
         if let kibibytes = configuration.cacheKibibytes { try execute("PRAGMA cache_size=-\(max(kibibytes, 0))") }
+        if !configuration.cacheSpill { try execute("PRAGMA cache_spill=OFF") }
         if configuration.temporaryStorageInMemory { try execute("PRAGMA temp_store=MEMORY") }
         if let pages = configuration.walAutocheckpointPages, !configuration.flags.contains(.readOnly) {
             _ = try scalarInt("PRAGMA wal_autocheckpoint=\(max(pages, 0))")

@@ -31,7 +31,7 @@ extension ActionRegistry {
             return CreateWalletsAction(
                 .init(
                     source: source, type: try request.walletType(), output: output,
-                    concurrency: try request.integer("concurrency") ?? 4,
+                    concurrency: try request.integer("concurrency") ?? 8,
                     batchSize: try request.integer("batch") ?? CreateWalletsAction.Configuration.defaultBatchSize,
                     coreURL: try request.coreURL()))
         }

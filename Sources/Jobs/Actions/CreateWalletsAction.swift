@@ -37,7 +37,7 @@ public struct CreateWalletsAction: Action {
 
         /// Creates a configuration; `concurrency` and `batchSize` are clamped to their ranges.
         public init(
-            source: ReferenceSource, type: WalletType, output: String, concurrency: Int = 4,
+            source: ReferenceSource, type: WalletType, output: String, concurrency: Int = 8,
             batchSize: Int = defaultBatchSize, coreURL: URL? = nil
         ) {
             self.source = source

@@ -35,10 +35,12 @@ public final class CoreStore: Sendable {
         configuration.synchronous = .full
         // Bulk creates dirty a page of the random-order address index per row: with SQLite's 2 MiB cache
         // a batch of 1000 spilled pages to the WAL mid-transaction and wrote the same page many times
-        // (about 20 page writes per wallet). 32 MiB holds a batch's pages; the cache is bounded, so
-        // memory stays flat. A larger checkpoint interval copies a page rewritten by successive batches
-        // back to the database once rather than per batch.
-        configuration.cacheKibibytes = 32 * 1024
+        // (about 20 page writes per wallet). Without spilling, a transaction's dirty pages stay in memory
+        // until its commit (bounded by the group commit: a few batches); clean pages are capped at 8 MiB,
+        // so memory stays flat as the database grows. A larger checkpoint interval copies a page rewritten
+        // by successive batches back to the database once rather than per batch.
+        configuration.cacheKibibytes = 8 * 1024
+        configuration.cacheSpill = false
         configuration.walAutocheckpointPages = 8192
         // Every request runs in a savepoint, whose journal keeps the first image of each page it changes:
         // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
