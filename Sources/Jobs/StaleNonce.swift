@@ -1,10 +1,11 @@
 import OMSProtocol
 
-/// Concurrent items share one client, so two requests can reach the core out of nonce order and the
-/// later-arriving one is refused with PreconditionFailed (7206) before anything happens. Such a refusal
-/// changes nothing, so the request is simply sent again with a fresh nonce (bounded).
+/// Calls made of several requests (a listing of every page) run again, a few times, when one of their
+/// requests is still refused for a stale nonce (PreconditionFailed 7206) after the client's own resends
+/// (`WaasClient.maximumNonceAttempts`, OMSProtocol): concurrent items and other processes share the
+/// credential. Such a refusal changes nothing, so running the call again is safe.
 enum StaleNonce {
-    static let maximumAttempts = 20
+    static let maximumAttempts = 4
 
     static func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         var attempt = 1
@@ -20,7 +21,7 @@ enum StaleNonce {
 }
 
 extension WaasClient {
-    /// ``call(_:_:as:)`` sent again when refused for a stale nonce (see ``StaleNonce``).
+    /// ``call(_:_:as:)`` run again when still refused for a stale nonce (see ``StaleNonce``).
     func jobCall<Request: Encodable & Sendable, Response: Decodable & Sendable>(
         _ method: WaasMethod, _ request: Request, as type: Response.Type = Response.self
     ) async throws -> Response {

@@ -26,7 +26,7 @@ extension UsageReport {
             "<h2>Sessions and grants</h2>\n"
             + Self.table(
                 id: "grants", header: Self.header, rows: rows.map(\.values),
-                near: rows.map { nearLimitRows.contains($0) })
+                near: rows.map(isNearLimit))
         page +=
             "<h2>By app</h2>\n"
             + Self.table(id: "apps", header: Self.summaryHeader("app_name"), rows: byApp.map(Self.summaryValues))

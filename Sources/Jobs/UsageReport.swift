@@ -93,12 +93,13 @@ public struct UsageReport: Sendable {
     public var byWallet: [Summary] { summaries { $0.walletId } }
 
     /// Rows whose grant is at or over `nearLimit` percent.
-    public var nearLimitRows: [Row] {
-        rows.filter { row in
-            guard !row.percentUsed.isEmpty else { return false }
-            let whole = row.percentUsed.split(separator: ".").first.flatMap { Int($0) } ?? 0
-            return whole >= nearLimit
-        }
+    public var nearLimitRows: [Row] { rows.filter(isNearLimit) }
+
+    /// Whether `row`'s grant is at or over `nearLimit` percent.
+    public func isNearLimit(_ row: Row) -> Bool {
+        guard !row.percentUsed.isEmpty else { return false }
+        let whole = row.percentUsed.split(separator: ".").first.flatMap { Int($0) } ?? 0
+        return whole >= nearLimit
     }
 
     // MARK: - Renderings

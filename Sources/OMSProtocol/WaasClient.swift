@@ -11,7 +11,9 @@ public protocol RequestSigner: Sendable {
 }
 
 /// Nonces as the official SDK makes them: milliseconds since the epoch, raised by one when equal, so
-/// they strictly increase for every request made through this source.
+/// they strictly increase for every request made through this source. After a stale-nonce refusal the
+/// client raises the source (``raise(above:)``, ``skip(milliseconds:)``): another signer of the same
+/// credential got ahead of it.
 public final class NonceSource: Sendable {
     private let last = Mutex<UInt64>(0)
     private let now: @Sendable () -> UInt64
@@ -27,6 +29,17 @@ public final class NonceSource: Sendable {
             return last
         }
     }
+
+    /// Makes every later nonce greater than `nonce` (the core's last accepted one).
+    public func raise(above nonce: UInt64) {
+        last.withLock { $0 = max($0, nonce) }
+    }
+
+    /// Moves the next nonce `milliseconds` past the later of the clock and the last nonce given.
+    public func skip(milliseconds: UInt64) {
+        let candidate = now()
+        last.withLock { $0 = max($0, candidate) + milliseconds }
+    }
 }
 
 /// A stateless protocol client: encodes, signs and sends one method call, decodes the reply.
@@ -38,23 +51,37 @@ public struct WaasClient: Sendable {
     public let publishableKey: PublishableKey
     public let signer: (any RequestSigner)?
     public let nonces: NonceSource
+    /// Attempts per call, the first included, when the core refuses a nonce as stale (1: never resend).
+    public let nonceAttempts: Int
 
     /// The `Webrpc` header the official SDK sends.
     public static let webrpcHeader = "webrpc@v0.37.2;gen-typescript@v0.26.0;waas@v1-26.9.22-f21ed9d2"
 
     public init(
         transport: any WaasTransport, publishableKey: PublishableKey, signer: (any RequestSigner)? = nil,
-        nonces: NonceSource = NonceSource()
+        nonces: NonceSource = NonceSource(), nonceAttempts: Int? = nil
     ) {
         self.transport = transport
         self.publishableKey = publishableKey
         self.signer = signer
         self.nonces = nonces
+        // nil: the library's default, read here (not folded into callers' default arguments).
+        self.nonceAttempts = max(1, nonceAttempts ?? WaasClient.maximumNonceAttempts)
     }
 
     /// The same client signing with another credential.
     public func signing(with signer: any RequestSigner, nonces: NonceSource = NonceSource()) -> WaasClient {
-        WaasClient(transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces)
+        WaasClient(
+            transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces,
+            nonceAttempts: nonceAttempts)
+    }
+
+    /// The same client with another bound on stale-nonce resends (1: a stale nonce is thrown at once, for
+    /// tests of the core's nonce rule).
+    public func resendingStaleNonces(attempts: Int) -> WaasClient {
+        WaasClient(
+            transport: transport, publishableKey: publishableKey, signer: signer, nonces: nonces,
+            nonceAttempts: attempts)
     }
 
     /// JSON as the TypeScript SDK writes it: absent fields left out, slashes unescaped.
@@ -97,20 +124,13 @@ public struct WaasClient: Sendable {
         return try Self.decode(Response.self, from: response, method: method)
     }
 
-    /// Calls a method with exact body bytes and returns the raw reply (for attested calls that must
-    /// check the reply bytes). A service error is thrown as `WaasError`.
+    /// Calls a method with exact body bytes and returns the raw reply with the request that got it (for
+    /// attested calls that must check the reply bytes). A service error is thrown as `WaasError`; a
+    /// stale-nonce refusal is first sent again under a fresh nonce (bounded, see `WaasClient+StaleNonce`).
     public func callRaw(
         _ method: WaasMethod, body: [UInt8], extraHeaders: [(name: String, value: String)] = []
     ) async throws -> (WaasHTTPResponse, WaasHTTPRequest) {
-        let request = try makeRequest(method, body: body, extraHeaders: extraHeaders)
-        let response = try await transport.send(request)
-        guard (200..<300).contains(response.status) else {
-            if let error = WaasError(wireBody: response.body, httpStatus: response.status) { throw error }
-            throw WaasClientError(
-                .invalidResponse, method: method, "HTTP \(response.status) without an error body",
-                status: response.status)
-        }
-        return (response, request)
+        try await sendRetryingStaleNonces(method, body: body, extraHeaders: extraHeaders)
     }
 
     /// Decodes a successful reply.

@@ -13,6 +13,9 @@ public struct WalletCredential: Hashable, Sendable {
     public let expiresAt: String
     /// Display metadata of a remote credential.
     public let metadata: CredentialMetadata?
+    /// When the grant was revoked (RFC 3339 UTC): set only in listings asked with `includeRevoked`
+    /// (a walletops extension, docs/protocol.md); nil for a live grant.
+    public let revokedAt: String?
 
     init(_ info: CredentialInfo) {
         credentialId = info.credentialId
@@ -20,6 +23,7 @@ public struct WalletCredential: Hashable, Sendable {
         isCaller = info.isCaller
         expiresAt = info.expiresAt
         metadata = info.metadata
+        revokedAt = info.revokedAt
     }
 }
 
@@ -85,6 +89,7 @@ public struct AccessPageSequence: AsyncSequence, Sendable {
     let api: OMSWalletAPI
     let pageSize: Int?
     let type: CredentialType?
+    var includeRevoked = false
 
     /// Fetches the next page when asked; ends after the page without a next cursor.
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -96,7 +101,8 @@ public struct AccessPageSequence: AsyncSequence, Sendable {
         public mutating func next() async throws -> AccessPage? {
             guard !finished else { return nil }
             let page = try await sequence.api.listAccessPage(
-                pageSize: sequence.pageSize, cursor: cursor, type: sequence.type)
+                pageSize: sequence.pageSize, cursor: cursor, type: sequence.type,
+                includeRevoked: sequence.includeRevoked)
             cursor = page.nextCursor
             finished = page.nextCursor == nil
             return page

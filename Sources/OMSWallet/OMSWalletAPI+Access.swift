@@ -3,24 +3,30 @@ import OMSProtocol
 
 extension OMSWalletAPI {
     /// Every access grant on the active wallet: all ListAccess pages, concatenated.
-    public func listAccess(type: CredentialType? = nil) async throws -> [AccessGrant] {
+    ///
+    /// - Parameter includeRevoked: also revoked grants, each with its `revokedAt` (a walletops extension
+    ///   for reports, docs/protocol.md; a service without it lists live grants only).
+    public func listAccess(type: CredentialType? = nil, includeRevoked: Bool = false) async throws -> [AccessGrant] {
         var grants: [AccessGrant] = []
-        for try await page in listAccessPages(type: type) { grants += page.grants }
+        for try await page in listAccessPages(type: type, includeRevoked: includeRevoked) { grants += page.grants }
         return grants
     }
 
     /// The access grants of the active wallet as an async sequence of server pages.
     ///
     /// - Parameter pageSize: grants per page (1...100); the core's default (50) when nil.
-    public func listAccessPages(pageSize: Int? = nil, type: CredentialType? = nil) -> AccessPageSequence {
-        AccessPageSequence(api: self, pageSize: pageSize, type: type)
+    public func listAccessPages(pageSize: Int? = nil, type: CredentialType? = nil, includeRevoked: Bool = false)
+        -> AccessPageSequence
+    {
+        AccessPageSequence(api: self, pageSize: pageSize, type: type, includeRevoked: includeRevoked)
     }
 
     /// One page of access grants. `page` is left out of the request when `pageSize` and `cursor` are
     /// both nil; the result's `nextCursor` is nil on the last page (a nil, empty or blank cursor).
-    public func listAccessPage(pageSize: Int? = nil, cursor: String? = nil, type: CredentialType? = nil)
-        async throws -> AccessPage
-    {
+    /// `includeRevoked` asks for revoked grants too (walletops extension; never sent when false).
+    public func listAccessPage(
+        pageSize: Int? = nil, cursor: String? = nil, type: CredentialType? = nil, includeRevoked: Bool = false
+    ) async throws -> AccessPage {
         let operation = "wallet.listAccessPage"
         if let pageSize, !(1...100).contains(pageSize) {
             throw OMSWalletError.validation(operation, "pageSize must be 1...100, got \(pageSize)")
@@ -29,7 +35,8 @@ extension OMSWalletAPI {
             let reply = try await session.client.call(
                 .listAccess,
                 ListAccessRequest(
-                    walletId: session.walletId, page: Page.optional(limit: pageSize, cursor: cursor), type: type),
+                    walletId: session.walletId, page: Page.optional(limit: pageSize, cursor: cursor), type: type,
+                    includeRevoked: includeRevoked ? true : nil),
                 as: ListAccessResponse.self)
             return AccessPage(
                 grants: try reply.credentials.map { info throws(WaasClientError) in try AccessGrant(info) },

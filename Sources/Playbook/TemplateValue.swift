@@ -23,6 +23,20 @@ public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value as flat text fields: an object's members (strings as they are, other values as JSON
+    /// text), or any other value as the field `value`. How an input item becomes a work item's fields.
+    public var textFields: [String: String] {
+        switch self {
+        case .object(let members):
+            return members.mapValues { member in
+                if case .string(let text) = member { return text }
+                return member.json
+            }
+        case .string(let text): return ["value": text]
+        default: return ["value": json]
+        }
+    }
+
     /// Compact JSON text with sorted keys.
     public var json: String {
         switch self {

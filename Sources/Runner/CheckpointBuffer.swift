@@ -7,24 +7,38 @@
 /// or, with none open, everything read so far. Memory is bounded by the open items (the feed window plus
 /// the read batch plus the workers), not by the run.
 struct CheckpointBuffer {
+    /// A success that needs a row only if the step's watermark has not passed it at the flush:
+    /// succeeded, no stored outputs, not side-effecting, no earlier row.
+    struct Covered {
+        var index: Int
+        var key: String
+        var attempts: Int
+        /// When a flush first left it above the watermark (nil: not yet).
+        var carriedSince: Duration?
+    }
+
     struct Tracker {
         /// The step's id (the checkpoint's name for it).
         var step: String
         /// Items read so far, and the hash of their keys in order.
         var read = 0
         var readHash = KeysHash.initial
-        /// Handed out without an outcome yet: position to the hash of the keys before it.
-        var open: [Int: UInt64] = [:]
+        /// Handed out without an outcome yet, with the hash of the keys before each.
+        var open = OpenPositions()
+        /// Buffered successes without a row of their own (see ``Covered``).
+        var covered: [Covered] = []
 
         var mark: RunHandle.Mark {
-            guard let lowest = open.keys.min() else { return RunHandle.Mark(watermark: read, keysHash: readHash) }
-            return RunHandle.Mark(watermark: lowest, keysHash: open[lowest] ?? 0)
+            guard let lowest = open.lowest else { return RunHandle.Mark(watermark: read, keysHash: readHash) }
+            return RunHandle.Mark(watermark: lowest.position, keysHash: lowest.hash)
         }
     }
 
     var updates: [RunHandle.Update] = []
     /// By step index (an array: no string hashing per outcome).
     var trackers: [Tracker?]
+    /// Outcomes buffered (updates and covered successes): the flush trigger.
+    private(set) var count = 0
 
     /// The flush batch: the buffer is allocated at this size once per flush (growing it by doubling at
     /// every flush fragmented the heap and made the peak RSS creep up over a long run).
@@ -38,19 +52,62 @@ struct CheckpointBuffer {
 
     /// Buffers an update of the step at `stepIndex`; an outcome closes its item.
     mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool) {
-        updates.append(update)
-        if settles { trackers[stepIndex]?.open.removeValue(forKey: update.index) }
+        count += 1
+        if settles { trackers[stepIndex]?.open.close(update.index) }
+        if update.coveredByWatermark && settles && trackers[stepIndex] != nil {
+            trackers[stepIndex]?.covered.append(
+                Covered(index: update.index, key: update.key, attempts: update.attempts))
+        } else {
+            updates.append(update)
+        }
     }
 
-    /// The buffered updates and every step's watermark, leaving the buffer empty.
-    mutating func take() -> (updates: [RunHandle.Update], marks: [String: RunHandle.Mark]) {
-        defer {
-            updates = []
-            updates.reserveCapacity(batch)
-        }
+    /// Buffers a success of the step at `stepIndex` that needs no row below the watermark, closing its item.
+    mutating func settle(_ outcome: Covered, stepIndex: Int) {
+        guard trackers[stepIndex] != nil else { return }
+        count += 1
+        trackers[stepIndex]!.open.close(outcome.index)
+        trackers[stepIndex]!.covered.append(outcome)
+    }
+
+    /// The rows to write and every step's watermark, leaving the buffer empty.
+    ///
+    /// A covered success below its step's watermark needs no row. One above it finished out of order
+    /// (workers run items from different places of the input, and a flush can come while a worker is
+    /// in the middle of its batch): it is carried until it has waited `carry` (by then the watermark
+    /// has almost always passed it) and gets a row only if it is still above then, or at once when
+    /// `final` (the step or run ends). So a stuck item pins the watermark, not the others.
+    mutating func take(now: Duration, carry: Duration, final: Bool = false) -> (
+        updates: [RunHandle.Update], marks: [String: RunHandle.Mark]
+    ) {
+        var rows = updates
+        updates = []
+        updates.reserveCapacity(batch)
+        count = 0
         var marks: [String: RunHandle.Mark] = [:]
-        for case let tracker? in trackers { marks[tracker.step] = tracker.mark }
-        return (updates, marks)
+        for index in trackers.indices {
+            guard let tracker = trackers[index] else { continue }
+            let mark = tracker.mark
+            marks[tracker.step] = mark
+            var carried: [Covered] = []
+            for outcome in tracker.covered where outcome.index >= mark.watermark {
+                if final || outcome.carriedSince.map({ now - $0 >= carry }) == true {
+                    rows.append(
+                        RunHandle.Update(
+                            step: tracker.step, key: outcome.key, index: outcome.index, state: .succeeded,
+                            attempts: outcome.attempts, errorClass: nil, message: nil, resultJSON: nil,
+                            idempotencyKey: nil))
+                } else {
+                    var outcome = outcome
+                    if outcome.carriedSince == nil { outcome.carriedSince = now }
+                    carried.append(outcome)
+                }
+            }
+            trackers[index]!.covered.removeAll(keepingCapacity: true)
+            trackers[index]!.covered.append(contentsOf: carried)
+            count += carried.count
+        }
+        return (rows, marks)
     }
 }
 

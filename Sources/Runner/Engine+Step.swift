@@ -53,12 +53,12 @@ extension Engine {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.fill(runtime, feed) }
                 for _ in 0..<workers {
-                    group.addTask { await self.work(runtime, feed) }
+                    group.addTask { await self.work(runtime, feed, workers: workers) }
                 }
             }
             unregister(stepIndex: index)
         }
-        await flush()
+        await flush(final: true)
         let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
         let complete = tally.exhausted && tally.settled == tally.pushed
         let failed = counts.failed > 0
@@ -220,7 +220,7 @@ extension Engine {
             if tracked {
                 pending.withLock { buffer in
                     for item in prepared {
-                        buffer.trackers[runtime.index]?.open[item.index] = hashes[item.index - first]
+                        buffer.trackers[runtime.index]?.open.open(item.index, hash: hashes[item.index - first])
                     }
                     buffer.trackers[runtime.index]?.read = position
                     buffer.trackers[runtime.index]?.readHash = keysHash
@@ -276,13 +276,86 @@ extension Engine {
 
     // MARK: Workers
 
-    func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
-        while let prepared = await feed.take() {
-            if let limiter {
-                do { try await limiter.acquire() } catch { return }
+    /// Items a worker takes at most at once, when its items are quick.
+    static let maxTake = 32
+    /// Items taking less than this (on average over a worker's last batch) are quick.
+    static let quickItem = Duration.microseconds(20)
+
+    /// A worker: runs items one at a time until the feed ends.
+    ///
+    /// Quick items are taken in batches (doubling up to ``maxTake`` while they stay under ``quickItem``;
+    /// one at a time as soon as a batch is not quick, so slow items are not held in batches), and
+    /// each plain success costs one atomic add and one short lock. An item without a probe, rate limit or
+    /// timeout is run inline (no extra async frame); anything else, or a first attempt that throws,
+    /// goes through ``process(_:_:_:first:)``.
+    func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>, workers: Int) async {
+        let slot = ItemProgressSlot()
+        runtime.progress.slots.withLock { $0.append(slot) }
+        defer { runtime.progress.slots.withLock { $0.removeAll { $0 === slot } } }
+        let inline = runtime.bucket == nil && runtime.step.timeout == nil
+        let tracked = checkpoint != nil
+        let action = runtime.step.action
+        var limit = 1
+        var taken: [PreparedItem] = []
+        taken.reserveCapacity(Self.maxTake)
+        while await feed.take(upTo: limit, share: workers, into: &taken) {
+            let started = ContinuousClock.now
+            var ran = 0
+            var settled = 0
+            // A full buffer is flushed after the batch: a worker waiting on a flush with items of its
+            // batch still unstarted would hold the watermark below everything the others finish.
+            var full = false
+            for prepared in taken {
+                // A stop withdraws what the feed still holds; this batch's unstarted items likewise.
+                if ran > 0 && !isRunning { break }
+                if let limiter {
+                    do { try await limiter.acquire() } catch { break }
+                }
+                ran += 1
+                slot.begin(prepared.index)
+                if inline && !prepared.needsProbe {
+                    let attempts = prepared.attempts + 1
+                    let context = makeContext(prepared, runtime, slot, attempt: attempts)
+                    let outcome: Result<ActionResult, any Error>
+                    do {
+                        outcome = .success(try await action.run(prepared.item, context: context))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    if case .success(let result) = outcome, result.outputs.isEmpty, !runtime.sideEffecting,
+                        !prepared.hadRow
+                    {
+                        runtime.progress.succeededQuickly()
+                        settled += 1
+                        if tracked {
+                            // Published at once, not at the batch's end: a later item of the batch may be
+                            // stuck, and the watermark must not wait for it.
+                            let outcome = CheckpointBuffer.Covered(
+                                index: prepared.index, key: prepared.item.key, attempts: attempts)
+                            full =
+                                pending.withLock { buffer in
+                                    buffer.settle(outcome, stepIndex: runtime.index)
+                                    return buffer.count >= options.flushBatch
+                                } || full
+                        }
+                    } else {
+                        _ = await process(prepared, runtime, slot, first: outcome)
+                    }
+                } else {
+                    _ = await process(prepared, runtime, slot)
+                }
+                slot.end()
+                limiter?.release()
             }
-            _ = await process(prepared, runtime)
-            limiter?.release()
+            if ran < taken.count && !isCancelling {
+                withdraw(Array(taken[ran...]), stepIndex: runtime.index)
+            }
+            // Read only when the step ends, after every worker has.
+            if settled > 0 { runtime.tally.withLock { $0.settled += settled } }
+            if full { await flush() }
+            if ran < taken.count { return }
+            let perItem = (ContinuousClock.now - started) / max(1, ran)
+            limit = perItem < Self.quickItem ? min(Self.maxTake, limit * 2) : 1
         }
     }
 
@@ -294,8 +367,11 @@ extension Engine {
     }
 
     /// Asks a side-effecting action whether an in-doubt item's effect happened.
-    func settle(_ item: WorkItem, _ runtime: StepRuntime, attempts: Int) async -> Settle {
-        let context = makeContext(item, runtime, attempt: max(1, attempts))
+    func settle(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempts: Int) async
+        -> Settle
+    {
+        let item = prepared.item
+        let context = makeContext(prepared, runtime, slot, attempt: max(1, attempts))
         do {
             switch try await runtime.step.action.probe(item, context: context) {
             case .done(let result): return .done(result)
@@ -309,19 +385,26 @@ extension Engine {
         }
     }
 
-    func makeContext(_ item: WorkItem, _ runtime: StepRuntime, attempt: Int) -> ActionContext {
+    func makeContext(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempt: Int)
+        -> ActionContext
+    {
         ActionContext(
-            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: item.key,
-            attempt: attempt, clock: options.clock)
+            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
+            itemKey: prepared.item.key, attempt: attempt, clock: options.clock, progressSlot: slot,
+            itemSerial: prepared.index)
     }
 
     /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
-    func process(_ prepared: PreparedItem, _ runtime: StepRuntime) async -> Bool {
+    /// `first` is the outcome of a first attempt the worker already made inline.
+    func process(
+        _ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot? = nil,
+        first: Result<ActionResult, any Error>? = nil
+    ) async -> Bool {
         let item = prepared.item
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
-            switch await settle(item, runtime, attempts: attempts) {
+            switch await settle(prepared, runtime, slot, attempts: attempts) {
             case .done(let result):
                 await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
@@ -335,16 +418,20 @@ extension Engine {
             }
         }
         var tries = 0
+        var first = first
         while true {
-            if let bucket = runtime.bucket, let until = bucket.reserve(now: clock.now()) {
+            if first == nil, let bucket = runtime.bucket, let until = bucket.reserve(now: clock.now()) {
                 do { try await clock.sleep(until: until) } catch { return false }
             }
             tries += 1
             attempts += 1
-            let context = makeContext(item, runtime, attempt: attempts)
+            let context = makeContext(prepared, runtime, slot, attempt: attempts)
             do {
                 let result: ActionResult
-                if let timeout = runtime.step.timeout {
+                if let made = first {
+                    first = nil
+                    result = try made.get()
+                } else if let timeout = runtime.step.timeout {
                     result = try await runWithTimeout(
                         runtime.step.action, item, context, deadline: clock.now() + timeout)
                 } else {
@@ -376,7 +463,7 @@ extension Engine {
                 }
                 if errorClass == .inDoubt {
                     if runtime.sideEffecting {
-                        switch await settle(item, runtime, attempts: attempts) {
+                        switch await settle(prepared, runtime, slot, attempts: attempts) {
                         case .done(let result):
                             await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                             return true
@@ -424,11 +511,23 @@ extension Engine {
         }
     }
 
-    /// Records an item's outcome: counters, budget, checkpoint.
+    /// Records an item's outcome (counters, budget, checkpoint), flushing when the buffer is full.
     func finish(
         _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
         errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil
     ) async {
+        if settle(
+            prepared, runtime, state, attempts: attempts, errorClass: errorClass, message: message, result: result)
+        {
+            await flush()
+        }
+    }
+
+    /// Records an item's outcome: counters, budget, checkpoint buffer. True when the buffer is full.
+    func settle(
+        _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
+        errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil
+    ) -> Bool {
         let item = prepared.item
         runtime.tally.withLock { $0.settled += 1 }
         let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
@@ -442,6 +541,7 @@ extension Engine {
             let failures = progress.failed + progress.rejected
             return budget.isExceeded(failures: failures, finished: progress.done) ? (failures, progress.done) : nil
         }
+        var full = false
         if let checkpoint {
             var resultJSON: String?
             if let result, !result.outputs.isEmpty {
@@ -449,7 +549,7 @@ extension Engine {
                 for name in result.secretOutputs { outputs[name] = nil }
                 if !outputs.isEmpty { resultJSON = item.redacting(JSONText.object(outputs)) }
             }
-            await record(
+            full = record(
                 RunHandle.Update(
                     step: runtime.step.id, key: item.key, index: prepared.index, state: state, attempts: attempts,
                     errorClass: errorClass?.rawValue, message: message.map { item.redacting($0) },
@@ -463,5 +563,6 @@ extension Engine {
         if let (failures, finished) = exceeded {
             abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")
         }
+        return full
     }
 }

@@ -24,12 +24,15 @@ public final class Engine: Sendable {
         public var gracePeriod: Duration
         /// Receives progress snapshots every `flushInterval` and at the end.
         public var progress: (@Sendable (ProgressEvent) -> Void)?
+        /// How often at most a step's in-item progress (``StepProgress/inItem``) is written to the
+        /// checkpoint (for `walletops status`); it is read every `flushInterval` for `progress`.
+        public var itemProgressCheckpointInterval: Duration
 
         /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
-            progress: (@Sendable (ProgressEvent) -> Void)? = nil
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil, itemProgressCheckpointInterval: Duration = .seconds(2)
         ) {
             self.clock = clock
             self.flushInterval = flushInterval
@@ -38,6 +41,7 @@ public final class Engine: Sendable {
             self.window = max(1, window)
             self.gracePeriod = gracePeriod
             self.progress = progress
+            self.itemProgressCheckpointInterval = itemProgressCheckpointInterval
         }
     }
 
@@ -168,7 +172,7 @@ public final class Engine: Sendable {
 
     /// Items a closed feed never handed out: their intents are withdrawn (back to `pending`), except
     /// those that were already in doubt from an earlier crash, which must still be probed.
-    private func withdraw(_ items: [PreparedItem], stepIndex: Int) {
+    func withdraw(_ items: [PreparedItem], stepIndex: Int) {
         guard checkpoint != nil, plan.steps[stepIndex].action.isSideEffecting else { return }
         let stepID = plan.steps[stepIndex].id
         let updates = items.filter { !$0.needsProbe }.map {
@@ -207,7 +211,7 @@ public final class Engine: Sendable {
             await self.driveGraph()
             group.cancelAll()
         }
-        await flush()
+        await flush(final: true)
         let (abortReason, stopReason, graceTask) = control.withLock { ($0.abortReason, $0.stopReason, $0.graceTask) }
         graceTask?.cancel()
         var status: RunStatus = .completed
@@ -264,12 +268,13 @@ public final class Engine: Sendable {
         var last = realClock.now()
         var lastDone = progressState.map { _ in 0 }
         var lastHeartbeat = last
+        var inItem = ItemProgressTracker(steps: plan.steps.count, interval: options.itemProgressCheckpointInterval)
         while !Task.isCancelled {
             do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
             if realClock.now() - lastHeartbeat > .seconds(5) {
                 // Every write refreshes the lock heartbeat; an empty one keeps quiet periods (long
                 // actions) visible to other hosts.
-                if pending.withLock({ $0.updates.isEmpty }) { await write([]) }
+                if pending.withLock({ $0.count == 0 }) { await write([]) }
                 lastHeartbeat = realClock.now()
             }
             await flush()
@@ -283,6 +288,16 @@ public final class Engine: Sendable {
                 }
                 if step.status != .running { step.ratePerSecond = 0 }
                 lastDone[index] = step.done
+                let readings = state.slots.withLock { $0.compactMap { $0.read() } }
+                let (reading, record) = inItem.update(index, ItemProgress.combined(readings), now: now)
+                step.inItem = reading
+                if record, let checkpoint {
+                    do {
+                        try await checkpoint.recordItemProgress(plan.steps[index].id, reading)
+                    } catch {
+                        abort("cannot write checkpoints: \(error)")
+                    }
+                }
                 snapshot.append(step)
             }
             last = now
@@ -292,24 +307,28 @@ public final class Engine: Sendable {
 
     // MARK: Checkpoint buffer
 
-    /// Queues an item outcome; when the batch is full, the caller flushes it (backpressure on the writer).
-    func record(_ update: RunHandle.Update, stepIndex: Int) async {
-        let full = pending.withLock { buffer in
+    /// Queues an item outcome; true when the batch is full and the caller must flush it (backpressure
+    /// on the writer).
+    func record(_ update: RunHandle.Update, stepIndex: Int) -> Bool {
+        pending.withLock { buffer in
             buffer.append(update, stepIndex: stepIndex, settles: true)
-            return buffer.updates.count >= options.flushBatch
+            return buffer.count >= options.flushBatch
         }
-        if full { await flush() }
     }
 
     /// Writes every queued update now, with the watermarks they allow (taken on the database queue, so
     /// flushes commit in the order they took their batches).
-    func flush() async {
+    func flush(final: Bool = false) async {
+        let carry = options.flushInterval
         guard let checkpoint else {
-            _ = pending.withLock { $0.take() }
+            _ = pending.withLock { $0.take(now: .zero, carry: carry, final: true) }
             return
         }
         do {
-            try await checkpoint.flush { self.pending.withLock { $0.take() } }
+            try await checkpoint.flush {
+                let now = self.realClock.now()
+                return self.pending.withLock { $0.take(now: now, carry: carry, final: final) }
+            }
         } catch {
             abort("cannot write checkpoints: \(error)")
         }
@@ -328,6 +347,19 @@ public final class Engine: Sendable {
 /// A step's progress under a lock (a class so the engine can keep one per step in an array).
 final class ProgressBox: Sendable {
     private let state: Mutex<StepProgress>
+    /// Successes counted without the lock (the workers' inline path), folded into `state` on every read.
+    private let quickSuccesses = Atomic<Int>(0)
+    /// The in-item progress slots of the step's workers (one per worker while the step runs).
+    let slots = Mutex<[ItemProgressSlot]>([])
     init(_ initial: StepProgress) { state = Mutex(initial) }
-    func withLock<T>(_ body: (inout StepProgress) -> T) -> T { state.withLock { body(&$0) } }
+
+    func withLock<T>(_ body: (inout StepProgress) -> T) -> T {
+        state.withLock { state in
+            state.succeeded += quickSuccesses.exchange(0, ordering: .relaxed)
+            return body(&state)
+        }
+    }
+
+    /// Counts one success: one atomic add, no lock.
+    func succeededQuickly() { quickSuccesses.add(1, ordering: .relaxed) }
 }

@@ -25,17 +25,7 @@ extension ItemSource {
 /// Flattens a template value into item fields: an object's members (strings as they are, other values
 /// as JSON text), or any other value as the field `value`.
 enum ItemFields {
-    static func from(_ value: TemplateValue) -> [String: String] {
-        switch value {
-        case .object(let members):
-            return members.mapValues { member in
-                if case .string(let text) = member { return text }
-                return member.json
-            }
-        case .string(let text): return ["value": text]
-        default: return ["value": value.json]
-        }
-    }
+    static func from(_ value: TemplateValue) -> [String: String] { value.textFields }
 }
 
 private final class InputItemIterator: ItemIterator {
@@ -52,7 +42,8 @@ private final class InputItemIterator: ItemIterator {
 
     func next() async throws -> WorkItem? {
         if reader == nil { reader = try InputReader(declaration, context: context) }
-        guard let item = try reader!.next() else { return nil }
-        return WorkItem(key: item.key, fields: ItemFields.from(item.value), secretFields: secretFields)
+        // Text fields straight from the reader: a CSV row's own dictionary, no template value between.
+        guard let item = try reader!.nextTextFields() else { return nil }
+        return WorkItem(key: item.key, fields: item.fields, secretFields: secretFields)
     }
 }

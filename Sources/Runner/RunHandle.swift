@@ -86,10 +86,9 @@ public final class RunHandle: Sendable {
         }
     }
 
-    /// Takes the buffered outcomes and the steps' watermarks with `take` ON the database queue (so
-    /// batches commit in the order they were taken, and a watermark is never committed before the
-    /// outcomes below it), drops the rows its watermark makes redundant, and writes the rest with the
-    /// watermarks in one transaction.
+    /// Takes the buffered rows and the steps' watermarks with `take` ON the database queue (so batches
+    /// commit in the order they were taken, and a watermark is never committed before the outcomes below
+    /// it; `take` leaves out the rows its watermark makes redundant), and writes them in one transaction.
     func flush(_ take: @escaping @Sendable () -> (updates: [Update], marks: [String: Mark])) async throws {
         let runID = runID
         try await store.queue.write { db in
@@ -98,10 +97,7 @@ public final class RunHandle: Sendable {
             let written = self.writtenMarks.withLock { $0 }
             let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
             guard !updates.isEmpty || !moved.isEmpty else { return }
-            let rows = updates.filter { update in
-                !(update.coveredByWatermark && update.index < (marks[update.step]?.watermark ?? 0))
-            }
-            try Self.writeRows(db, runID: runID, rows)
+            try Self.writeRows(db, runID: runID, updates)
             let mark = try db.cachedStatement(Self.markSQL)
             for (step, value) in moved {
                 try mark.bind(runID, at: 1)
@@ -197,9 +193,30 @@ public final class RunHandle: Sendable {
         try await store.queue.write { db in
             try db.execute(
                 "INSERT INTO steps(run_id, step, status, message) VALUES (?, ?, ?, ?) "
-                    + "ON CONFLICT(run_id, step) DO UPDATE SET status = excluded.status, message = excluded.message",
+                    + "ON CONFLICT(run_id, step) DO UPDATE SET status = excluded.status, message = excluded.message, "
+                    + "progress_done = NULL, progress_total = NULL, progress_unit = NULL, progress_items = NULL, "
+                    + "progress_rate = NULL, progress_at = NULL",
                 [.integer(runID), .text(step), .text(status), message.map { .text($0) } ?? .null])
             try RunStore.event(db, runID: runID, kind: "step-\(status)", step: step, message: message)
+        }
+    }
+
+    /// Stores (nil: clears) the in-item progress of a running step, for `walletops status`.
+    func recordItemProgress(_ step: String, _ progress: ItemProgress?) async throws {
+        let runID = runID
+        try await store.queue.write { db in
+            try db.execute(
+                """
+                UPDATE steps SET progress_done = ?, progress_total = ?, progress_unit = ?, progress_items = ?,
+                  progress_rate = ?, progress_at = ? WHERE run_id = ? AND step = ?
+                """,
+                [
+                    progress.map { .integer(Int64($0.done)) } ?? .null,
+                    progress?.total.map { .integer(Int64($0)) } ?? .null, progress.map { .text($0.unit) } ?? .null,
+                    progress.map { .integer(Int64($0.items)) } ?? .null,
+                    progress.map { .real($0.ratePerSecond) } ?? .null,
+                    progress == nil ? .null : .real(Date().timeIntervalSince1970), .integer(runID), .text(step),
+                ])
         }
     }
 

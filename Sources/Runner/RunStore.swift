@@ -128,6 +128,18 @@ public final class RunStore: Sendable {
                   keys_hash INTEGER NOT NULL,
                   PRIMARY KEY(run_id, step)) WITHOUT ROWID;
                 """),
+        // In-item progress (ActionContext.progress): the latest reading of a running step's in-flight
+        // items, written at most every few seconds, cleared when the step ends.
+        .init(
+            "step-item-progress",
+            sql: """
+                ALTER TABLE steps ADD COLUMN progress_done INTEGER;
+                ALTER TABLE steps ADD COLUMN progress_total INTEGER;
+                ALTER TABLE steps ADD COLUMN progress_unit TEXT;
+                ALTER TABLE steps ADD COLUMN progress_items INTEGER;
+                ALTER TABLE steps ADD COLUMN progress_rate REAL;
+                ALTER TABLE steps ADD COLUMN progress_at REAL;
+                """),
     ]
 
     // MARK: Queries

@@ -19,6 +19,9 @@ public struct StepProgress: Sendable, Equatable {
     public var resumed = 0
     /// Items finished per second over the last progress interval.
     public var ratePerSecond = 0.0
+    /// What the step's in-flight items reported within themselves
+    /// (``ActionContext/progress(done:total:unit:)``), combined; nil when none did.
+    public var inItem: ItemProgress?
 
     /// Items with an outcome.
     public var done: Int { succeeded + failed + rejected + skipped }
@@ -39,6 +42,13 @@ public struct ProgressEvent: Sendable {
     public var steps: [StepProgress]
     /// True for the last event of the run.
     public var isFinal: Bool
+
+    /// Creates a snapshot (the engine makes them; displays are tested with their own).
+    public init(elapsed: Duration, steps: [StepProgress], isFinal: Bool) {
+        self.elapsed = elapsed
+        self.steps = steps
+        self.isFinal = isFinal
+    }
 }
 
 /// What a run ended as, and the process exit code it maps to.

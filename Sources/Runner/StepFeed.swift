@@ -4,14 +4,16 @@ import Synchronization
 ///
 /// The fast paths take one lock and never allocate; a consumer suspends only when the buffer is empty,
 /// the producer only when it is full. `close()` ends everything at once (a stop): waiting consumers get
-/// nil, a waiting producer gets false, and the undelivered items are handed back.
+/// nothing, a waiting producer gets false, and the undelivered items are handed back.
 final class StepFeed<Element: Sendable>: Sendable {
     private struct State {
         var buffer: [Element] = []
         var head = 0
         var finished = false
         var closed = false
-        var consumers: [CheckedContinuation<Element?, Never>] = []
+        /// Consumers waiting for elements: woken (not handed an element) when some arrive, they take from
+        /// the buffer like the others, so a suspended consumer never holds an element it cannot run.
+        var consumers: [CheckedContinuation<Void, Never>] = []
         var producer: CheckedContinuation<Bool, Never>?
         var count: Int { buffer.count - head }
 
@@ -26,12 +28,6 @@ final class StepFeed<Element: Sendable>: Sendable {
         }
     }
 
-    private enum Fast {
-        case element(Element, wakeProducer: CheckedContinuation<Bool, Never>?)
-        case end
-        case wait
-    }
-
     private let state = Mutex(State())
     private let capacity: Int
 
@@ -39,35 +35,38 @@ final class StepFeed<Element: Sendable>: Sendable {
 
     /// The next element, or nil once the feed is finished and drained, or closed.
     func take() async -> Element? {
-        let fast: Fast = state.withLock { state in
-            if state.closed { return .end }
-            if state.count > 0 {
-                let element = state.pop()
+        var out: [Element] = []
+        guard await take(upTo: 1, share: 1, into: &out) else { return nil }
+        return out.first
+    }
+
+    /// Takes up to `limit` elements into `out` (replacing its contents), and at most an even share of
+    /// the buffer among `share` consumers (at least one), so a worker taking a batch never leaves the
+    /// others idle. Waits while the buffer is empty; false once the feed is finished and drained, or closed.
+    func take(upTo limit: Int, share: Int, into out: inout [Element]) async -> Bool {
+        out.removeAll(keepingCapacity: true)
+        while true {
+            let (more, producer): (Bool?, CheckedContinuation<Bool, Never>?) = state.withLock { state in
+                if state.closed { return (false, nil) }
+                guard state.count > 0 else { return (state.finished ? false : nil, nil) }
+                let count = min(limit, max(1, state.count / max(1, share)))
+                for _ in 0..<count { out.append(state.pop()) }
                 var producer: CheckedContinuation<Bool, Never>?
                 if state.count < capacity, let waiting = state.producer {
                     producer = waiting
                     state.producer = nil
                 }
-                return .element(element, wakeProducer: producer)
+                return (true, producer)
             }
-            return state.finished ? .end : .wait
-        }
-        switch fast {
-        case .element(let element, let producer):
             producer?.resume(returning: true)
-            return element
-        case .end:
-            return nil
-        case .wait:
-            return await withCheckedContinuation { continuation in
-                let immediate: Element?? = state.withLock { state in
-                    if state.closed { return .some(nil) }
-                    if state.count > 0 { return .some(state.pop()) }
-                    if state.finished { return .some(nil) }
+            if let more { return more }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if state.closed || state.finished || state.count > 0 { return true }
                     state.consumers.append(continuation)
-                    return nil
+                    return false
                 }
-                if let immediate { continuation.resume(returning: immediate) }
+                if ready { continuation.resume() }
             }
         }
     }
@@ -83,20 +82,15 @@ final class StepFeed<Element: Sendable>: Sendable {
         case closedAfterAccepting
     }
 
-    /// Adds `elements`, handing them to waiting consumers first; waits while the buffer is full.
+    /// Adds `elements` and wakes waiting consumers; waits while the buffer is full.
     func push(_ elements: [Element]) async -> PushOutcome {
-        var handoffs: [(CheckedContinuation<Element?, Never>, Element)] = []
-        let accepted: Bool = state.withLock { state in
-            if state.closed { return false }
-            var index = 0
-            while index < elements.count, !state.consumers.isEmpty {
-                handoffs.append((state.consumers.removeFirst(), elements[index]))
-                index += 1
-            }
-            if index < elements.count { state.buffer.append(contentsOf: elements[index...]) }
-            return true
+        let (accepted, waiting): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+            if state.closed { return (false, []) }
+            state.buffer.append(contentsOf: elements)
+            defer { state.consumers = [] }
+            return (true, state.consumers)
         }
-        for (consumer, element) in handoffs { consumer.resume(returning: element) }
+        for consumer in waiting { consumer.resume() }
         guard accepted else { return .rejected }
         let room = await withCheckedContinuation { continuation in
             let immediate: Bool? = state.withLock { state in
@@ -112,19 +106,19 @@ final class StepFeed<Element: Sendable>: Sendable {
 
     /// No more elements will come: consumers drain the buffer, then get nil.
     func finish() {
-        let waiting: [CheckedContinuation<Element?, Never>] = state.withLock { state in
+        let waiting: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.finished = true
             defer { state.consumers = [] }
             return state.consumers
         }
-        for consumer in waiting { consumer.resume(returning: nil) }
+        for consumer in waiting { consumer.resume() }
     }
 
     /// Stops the feed now and returns the elements that were never taken.
     @discardableResult
     func close() -> [Element] {
         let (waiting, producer, left):
-            ([CheckedContinuation<Element?, Never>], CheckedContinuation<Bool, Never>?, [Element]) =
+            ([CheckedContinuation<Void, Never>], CheckedContinuation<Bool, Never>?, [Element]) =
                 state.withLock { state in
                     state.closed = true
                     let left = Array(state.buffer[state.head...])
@@ -136,7 +130,7 @@ final class StepFeed<Element: Sendable>: Sendable {
                     }
                     return (state.consumers, state.producer, left)
                 }
-        for consumer in waiting { consumer.resume(returning: nil) }
+        for consumer in waiting { consumer.resume() }
         producer?.resume(returning: false)
         return left
     }

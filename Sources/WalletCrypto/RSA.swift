@@ -62,6 +62,12 @@ public enum RSA {
             publicKey = try PublicKey(key: key)
         }
 
+        /// A key OpenSSL already holds (read from PKCS#8 by `init(pkcs8DERRepresentation:)`).
+        init(key: OpenSSL.Key) throws {
+            self.key = key
+            publicKey = try PublicKey(key: key)
+        }
+
         /// Signs `message` with RS256.
         public func signature(for message: some ContiguousBytes) throws -> [UInt8] {
             guard let context = EVP_MD_CTX_new() else { throw OpenSSL.error(.libraryFailure, "EVP_MD_CTX_new") }

@@ -65,9 +65,9 @@ struct DueCommand: Command {
                 context.standardError.writeLine("\(name): '\(playbook.name)' is due (\(schedule.source)); running")
                 let prepared = try PreparedRun(
                     path: path, varArguments: [], context: context, registry: registry,
-                    isJSON: arguments.value(RunOptions.logFormat) == "json")
+                    isJSON: arguments.value(RunOptions.logFormat) == "json", core: arguments.coreURL)
                 let resume = RunOptions.resumeCommand(
-                    playbook: path, vars: [], home: home.url.path)
+                    playbook: path, vars: [], home: home.url.path, core: arguments.coreURL)
                 return try await RunOptions.execution(
                     prepared, mode: .resumeOrStart(acceptChanges: false), arguments: arguments, context: context,
                     resumeCommand: resume

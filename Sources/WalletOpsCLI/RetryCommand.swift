@@ -37,12 +37,15 @@ struct RetryCommand: Command {
             }
             let varArguments = attributes.keys.filter { $0.hasPrefix("var.") }
                 .sorted { Int($0.dropFirst(4)) ?? 0 < Int($1.dropFirst(4)) ?? 0 }.compactMap { attributes[$0] }
+            // The core: --core, else the one the run was started with (its --core), else the steps' own.
+            let core = arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:))
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry,
-                isJSON: arguments.value(RunOptions.logFormat) == "json")
+                isJSON: arguments.value(RunOptions.logFormat) == "json", core: core)
             // Failed items stay failed when a retry is interrupted, so the retry itself is what resumes.
             var words = ["walletops", "retry", String(record.id)]
             if let home = arguments.value(CommonOptions.home) { words += ["--home", context.fileURL(home).path] }
+            if let core { words += ["--core", core.absoluteString] }
             let resume = words.map(RunOptions.shellQuoted).joined(separator: " ")
             return try await RunOptions.execution(
                 prepared, mode: .retryFailed, arguments: arguments, context: context, resumeCommand: resume

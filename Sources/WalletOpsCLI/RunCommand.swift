@@ -42,7 +42,7 @@ struct RunCommand: Command {
             let isJSON = arguments.value(RunOptions.logFormat) == "json"
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry, isJSON: isJSON,
-                concurrency: arguments.integer(Self.concurrency))
+                concurrency: arguments.integer(Self.concurrency), core: arguments.coreURL)
             let mode: RunStore.OpenMode =
                 arguments.count(Self.fresh) > 0
                 ? .fresh : .resumeOrStart(acceptChanges: arguments.count(Self.acceptChanges) > 0)

@@ -127,7 +127,8 @@ extension ActionRegistry {
             return UsageReportAction(
                 .init(
                     outputDirectory: try request.requiredText("output_dir"), formats: formats,
-                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL()))
+                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL(),
+                    concurrency: try request.integer("concurrency") ?? 8))
         }
     }
 }
@@ -151,8 +152,11 @@ extension ActionRequest {
         }
     }
 
-    /// The served core of the `core` parameter (else `$WALLETOPS_CORE`), or nil for the embedded core.
+    /// The served core of the job, or nil for the embedded core. Precedence: the run command's `--core`
+    /// (``core``), then the step's `core` parameter (the jobs pass `--var core=URL`), then
+    /// `$WALLETOPS_CORE`; an empty value counts as absent.
     func coreURL() throws -> URL? {
+        if let core { return core }
         do {
             return try JobSession.coreURL(parameter: try text("core"), environment: context.env)
         } catch let error as JobsError {

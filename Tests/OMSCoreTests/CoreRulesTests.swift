@@ -278,10 +278,13 @@ import WalletCrypto
             #expect(
                 WaasError(wireBody: shoutedReply.body, httpStatus: shoutedReply.status)?.code == .preconditionFailed)
 
-            // A fixed nonce source: lower and equal nonces are refused, higher ones accepted.
+            // A fixed nonce source: lower and equal nonces are refused, higher ones accepted (the client's
+            // resend of a stale nonce is turned off: this is the core's rule under test).
             let key = try P256.Signing.PrivateKey()
             let signer = P256RequestSigner(key: key)
-            func at(_ nonce: UInt64) -> WaasClient { client.signing(with: signer, nonces: NonceSource { nonce }) }
+            func at(_ nonce: UInt64) -> WaasClient {
+                client.signing(with: signer, nonces: NonceSource { nonce }).resendingStaleNonces(attempts: 1)
+            }
             _ = try await CoreFixture.signIn(at(1_000), service: core.service, email: "n@example.com")
             // signIn used 1000 and 1001 (the source raises an equal nonce by one).
             for nonce: UInt64 in [999, 1_001, 1, 0] {
@@ -295,7 +298,7 @@ import WalletCrypto
             #expect(try await core.error(at(5_000), .listWallets, ListWalletsRequest())?.code == .preconditionFailed)
             // Nonces are per credential: another credential starts low.
             let (fresh, _) = try await core.signIn(email: "n@example.com")
-            let low = fresh.signing(with: fresh.signer!, nonces: NonceSource { 10 })
+            let low = fresh.signing(with: fresh.signer!, nonces: NonceSource { 10 }).resendingStaleNonces(attempts: 1)
             #expect(try await core.error(low, .listWallets, ListWalletsRequest())?.code == .preconditionFailed)
         }
     }

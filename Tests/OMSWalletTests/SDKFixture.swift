@@ -183,8 +183,10 @@ final class ExpiryRecorder: Sendable {
         events.withLock { $0.append(event) }
     }
 
-    /// Waits (up to `seconds`) until `count` events arrived.
-    func wait(for count: Int, seconds: Double = 60) async -> Bool {
+    /// Waits (up to `seconds`) until `count` events arrived. The bound is a safety net only: in the full
+    /// suite, tests that block on child processes can hold both cooperative threads of a 2-core machine
+    /// for over a minute, and the timer's wake-up waits for one of them.
+    func wait(for count: Int, seconds: Double = 300) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if received.count >= count { return true }

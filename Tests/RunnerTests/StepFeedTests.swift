@@ -31,3 +31,19 @@ import Testing
         #expect(await feed.take() == 1)
     }
 }
+
+extension StepFeedTests {
+    @Test func aBatchTakeLeavesAFairShareForTheOtherConsumers() async {
+        let feed = StepFeed<Int>(capacity: 1024)
+        #expect(await feed.push(Array(0..<100)) == .accepted)
+        var out: [Int] = []
+        #expect(await feed.take(upTo: 32, share: 8, into: &out))
+        #expect(out == Array(0..<12), "100 elements among 8 consumers: 12 each")
+        #expect(await feed.take(upTo: 5, share: 1, into: &out))
+        #expect(out == Array(12..<17), "never more than the limit")
+        feed.finish()
+        var rest: [Int] = []
+        while await feed.take(upTo: 32, share: 1, into: &out) { rest += out }
+        #expect(rest == Array(17..<100), "drained in order after finish, then false")
+    }
+}

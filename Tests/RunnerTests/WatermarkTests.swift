@@ -249,3 +249,61 @@ import Testing
         #expect(fresh.runID != old.runID)
     }
 }
+
+extension WatermarkTests {
+    /// Eight workers taking quick items in batches finish them out of order all the time; the carried
+    /// successes are covered by the next flush's watermark, so almost none needs a row.
+    @Test func quickItemsOnEightWorkersWriteFewRows() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let count = 50_000
+        let summary = try await Engine.run(
+            plan: Self.plan(NoopAction(), count: count, concurrency: 8), store: store, identity: Self.identity)
+        #expect(summary.succeeded == count)
+        let rows = try await store.items(runID: summary.runID!).count
+        print("\(count) quick items on 8 workers: \(rows) rows")
+        #expect(rows < count / 100, "\(rows) rows")
+        #expect(try await Self.watermark(store, runID: summary.runID!) == count)
+    }
+}
+
+extension WatermarkTests {
+    /// A graceful stop while workers hold batches of quick side-effecting items: every item that ran has
+    /// its outcome, every intent of an item that never ran is withdrawn to `pending`, none is left in
+    /// doubt, and the resume runs exactly the rest.
+    @Test func aStopWhileWorkersHoldBatchesLeavesNothingInDoubt() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let engineBox = Mutex<Engine?>(nil)
+        let ran = Recorder()
+        let action = ClosureAction(sideEffecting: true, probe: { _, _ in .notDone }) { item, _ in
+            ran.log(item.key)
+            if ran.count("runs") == 3_000 { engineBox.withLock { $0 }?.stop() }
+            return .empty
+        }
+        let handle = try await store.openRun(Self.identity)
+        let engine = try Engine(plan: Self.plan(action, count: 20_000, concurrency: 8), checkpoint: handle)
+        engineBox.withLock { $0 = engine }
+        let first = try await engine.run()
+        #expect(first.status == .interrupted)
+        let ranFirst = Set(ran.snapshot.log)
+        #expect(ranFirst.count == ran.snapshot.log.count)
+        let counts = try await store.itemCounts(runID: handle.runID)
+        #expect(counts[.started] == nil, "nothing left in doubt: \(counts)")
+        #expect(counts[.succeeded] == ranFirst.count, "every item that ran has its outcome: \(counts)")
+
+        let again = Recorder()
+        let counting = ClosureAction(sideEffecting: true, probe: { _, _ in .notDone }) { item, _ in
+            again.log(item.key)
+            return .empty
+        }
+        let second = try await Engine.run(
+            plan: Self.plan(counting, count: 20_000, concurrency: 8), store: store, identity: Self.identity)
+        #expect(second.exitCode == 0)
+        let ranSecond = Set(again.snapshot.log)
+        #expect(ranSecond.isDisjoint(with: ranFirst), "no item ran twice")
+        #expect(ranSecond.count + ranFirst.count == 20_000, "no item skipped")
+    }
+}

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The four jobs end to end through the built binary: on the embedded core, and on `core serve` over
-/// loopback (same playbooks, `--var core=URL`).
+/// loopback (same playbooks, `walletops run --core URL`).
 @Suite(.serialized) struct JobsEndToEndTests {
     /// A home signed in to its embedded core, or to that home served on loopback.
     final class JobsWorld {
@@ -37,16 +37,15 @@ import Testing
 
         func read(_ name: String) -> String { (try? String(contentsOfFile: path(name), encoding: .utf8)) ?? "" }
 
-        /// `walletops run <repo>/<playbook> --home H --var ... --fresh`.
+        /// `walletops run <repo>/<playbook> --home H [--core URL] --var ... --fresh`.
         func run(_ playbook: String, _ vars: [String: String], environment: [String: String] = [:]) throws
             -> CLIResult
         {
             var arguments = [
                 "run", Fixtures.repositoryRoot.appendingPathComponent(playbook).path, "--home", home.path, "--fresh",
             ]
-            var all = vars
-            all["core"] = core
-            for (name, value) in all.sorted(by: { $0.key < $1.key }) { arguments += ["--var", "\(name)=\(value)"] }
+            if let server { arguments += ["--core", server.baseURL.absoluteString] }
+            for (name, value) in vars.sorted(by: { $0.key < $1.key }) { arguments += ["--var", "\(name)=\(value)"] }
             runs += 1
             return try BuiltBinary.run(arguments, environment: environment, directory: scratch)
         }
@@ -345,6 +344,11 @@ import Testing
         }
         #expect(checked == staged.count, "every staged grant is in the report")
         #expect(usage.contains { $0["status"] == "expired" })
+        // The revoked session is listed (the owner's includeRevoked reads) with what it spent before.
+        let revoked = usage.filter { $0["status"] == "revoked" }
+        #expect(revoked.count == 1, "\(revoked)")
+        #expect(revoked.first?["app_name"] == "Game Server" && revoked.first?["used"] == "250000000")
+        #expect(Set(usage.map { $0["status"]! }).isSubset(of: ["active", "expired", "revoked"]))
         #expect(usage.contains { $0["used_native_units"] == "0.85" && $0["percent_used"] == "85.00" })
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(world.read("report/usage.json").utf8)) as? [String: Any])

@@ -196,13 +196,17 @@ public struct RevokeSweepAction: Action {
     }
 
     /// ListAccess for one wallet, every page.
-    static func allAccess(client: WaasClient, walletId: String, type: CredentialType?) async throws -> [CredentialInfo]
-    {
+    static func allAccess(
+        client: WaasClient, walletId: String, type: CredentialType?, includeRevoked: Bool = false
+    ) async throws -> [CredentialInfo] {
         var grants: [CredentialInfo] = []
         var page: Page?
         repeat {
             let response = try await client.jobCall(
-                .listAccess, ListAccessRequest(walletId: walletId, page: page, type: type), as: ListAccessResponse.self)
+                .listAccess,
+                ListAccessRequest(
+                    walletId: walletId, page: page, type: type, includeRevoked: includeRevoked ? true : nil),
+                as: ListAccessResponse.self)
             grants += response.credentials
             page = response.page.flatMap { $0.hasMore ? Page(limit: $0.limit, cursor: $0.cursor) : nil }
         } while page != nil

@@ -129,7 +129,9 @@ public struct SeedDemoAction: Action {
         try await send(games, wallet: wallets[2], session: s4, to: Self.payee, value: "12345")
         let s5 = try await authorize(games, wallet: wallets[1], grants: [native], seconds: 2)
         try await send(games, wallet: wallets[1], session: s5, to: Self.payee, value: "500000000000000000")
+        // The revoked one spent before its revocation: the report still counts it (status revoked).
         let s6 = try await authorize(games, wallet: wallets[2], grants: [erc20], seconds: 86_400)
+        try await send(games, wallet: wallets[2], session: s6, to: Self.vendor, amount: "250000000")
         _ = try await owner.jobCall(
             .revokeAccess,
             RevokeAccessRequest(targetCredentialId: games.signer!.credentialId, walletId: wallets[2].id, sessionId: s6),

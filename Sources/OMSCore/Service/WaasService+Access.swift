@@ -57,7 +57,8 @@ extension WaasService {
     // MARK: ListAccess
 
     /// The wallet's direct credentials (those of its account) and remote sessions, in the order they were
-    /// granted. Expired grants stay listed until revoked; revoked ones never appear.
+    /// granted. Expired grants stay listed until revoked; revoked ones appear only with `includeRevoked`
+    /// (a walletops extension for the owner's reports), each with its `revokedAt`.
     func listAccess(_ call: Call, _ request: ListAccessRequest) async throws -> ListAccessResponse {
         let limit = try Self.pageSize(request.page)
         let after = try Self.position(of: request.page, kind: "a")
@@ -70,7 +71,8 @@ extension WaasService {
                 throw WaasError(.walletNotFound, "no wallet \(request.walletId) for this account")
             }
             let (rows, more) = try db.accessPage(
-                account: caller.account.id, wallet: request.walletId, type: request.type, afterSeq: after, limit: limit)
+                account: caller.account.id, wallet: request.walletId, type: request.type, afterSeq: after, limit: limit,
+                includeRevoked: request.includeRevoked == true)
             let next = more ? rows.last.map { Page(limit: limit, cursor: Self.cursor(kind: "a", after: $0.seq)) } : nil
             return ListAccessResponse(credentials: rows.map { $0.wire(caller: caller.credential.id) }, page: next)
         }

@@ -30,16 +30,8 @@ extension WaasService {
                 "wallets has \(count) items; ImportWallets takes 1 to \(ImportWalletsRequest.maxWallets)")
         }
         let material = request.keyMaterial
-        guard let suite = ImportSuite(rawValue: material.suite) else {
-            throw WaasError(.invalidRequest, "keyMaterial.suite \(material.suite) is not supported")
-        }
-        guard let encapsulatedKey = CanonicalBase64.decode(material.encapsulatedKey),
-            encapsulatedKey.count == suite.hpke.kem.encapsulatedKeySize
-        else {
-            throw WaasError(
-                .invalidRequest,
-                "keyMaterial.encapsulatedKey must be canonical base64 of \(suite.hpke.kem.encapsulatedKeySize) bytes")
-        }
+        let (suite, encapsulatedKey) = try Self.importEnvelope(
+            suite: material.suite, encapsulatedKey: material.encapsulatedKey)
         let credential = try signature(of: call).credential
         // Read-only: a key that cannot serve this batch is refused before any CPU work.
         let sealedRecipientKey = try await store.read { [self] db in

@@ -63,16 +63,8 @@ extension WaasService {
         }
         try Self.validateReference(request.reference)
         let material = request.keyMaterial
-        guard let suite = ImportSuite(rawValue: material.suite) else {
-            throw WaasError(.invalidRequest, "keyMaterial.suite \(material.suite) is not supported")
-        }
-        guard let encapsulatedKey = CanonicalBase64.decode(material.encapsulatedKey),
-            encapsulatedKey.count == suite.hpke.kem.encapsulatedKeySize
-        else {
-            throw WaasError(
-                .invalidRequest,
-                "keyMaterial.encapsulatedKey must be canonical base64 of \(suite.hpke.kem.encapsulatedKeySize) bytes")
-        }
+        let (suite, encapsulatedKey) = try Self.importEnvelope(
+            suite: material.suite, encapsulatedKey: material.encapsulatedKey)
         guard let ciphertext = CanonicalBase64.decode(material.ciphertext), ciphertext.count > 16,
             ciphertext.count <= 4096
         else { throw WaasError(.invalidRequest, "keyMaterial.ciphertext must be canonical base64 of 17-4096 bytes") }
@@ -111,6 +103,21 @@ extension WaasService {
                 "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
             return WalletResponse(wallet: stored.wire)
         }
+    }
+
+    /// The suite and encapsulated key of import key material (single or batch), validated.
+    static func importEnvelope(suite name: String, encapsulatedKey text: String) throws -> (ImportSuite, [UInt8]) {
+        guard let suite = ImportSuite(rawValue: name) else {
+            throw WaasError(.invalidRequest, "keyMaterial.suite \(name) is not supported")
+        }
+        guard let encapsulatedKey = CanonicalBase64.decode(text),
+            encapsulatedKey.count == suite.hpke.kem.encapsulatedKeySize
+        else {
+            throw WaasError(
+                .invalidRequest,
+                "keyMaterial.encapsulatedKey must be canonical base64 of \(suite.hpke.kem.encapsulatedKeySize) bytes")
+        }
+        return (suite, encapsulatedKey)
     }
 
     /// Validates an imported key as OMS-REFERENCE "Import" states, derives its address and seals it.

@@ -136,25 +136,33 @@ extension WaasService {
         }
     }
 
-    /// A live (unrevoked) session the caller may see: the wallet owner's, or the remote credential's own.
-    func visibleSession(_ db: SQLiteDatabase, _ principal: Principal, id: String, project: String) throws
-        -> SessionRecord
-    {
-        guard let session = try db.session(id, project: project), session.revokedAt == nil else {
+    /// A session the caller may see: a live (unrevoked) one of the wallet owner's, or the remote
+    /// credential's own. With `includeRevoked` (walletops extension) the owner also sees a revoked one, for
+    /// reports; a remote credential never does.
+    func visibleSession(
+        _ db: SQLiteDatabase, _ principal: Principal, id: String, project: String, includeRevoked: Bool = false
+    ) throws -> SessionRecord {
+        guard let session = try db.session(id, project: project) else {
             throw WaasError(.keyNotFound, "no session \(id)")
         }
         switch principal {
-        case .direct(let caller) where caller.account.id == session.accountId: return session
-        case .remote(let credential) where credential.id == session.credentialId: return session
-        default: throw WaasError(.keyNotFound, "no session \(id)")
+        case .direct(let caller) where caller.account.id == session.accountId:
+            if session.revokedAt == nil || includeRevoked { return session }
+        case .remote(let credential) where credential.id == session.credentialId:
+            if session.revokedAt == nil { return session }
+        default: break
         }
+        throw WaasError(.keyNotFound, "no session \(id)")
     }
 
     func getSession(_ call: Call, _ request: GetSessionRequest) async throws -> GetSessionResponse {
         try await store.write { [self] db in
             let principal = try authenticateAny(db, call)
             return GetSessionResponse(
-                session: try visibleSession(db, principal, id: request.sessionId, project: call.project.id).wire)
+                session: try visibleSession(
+                    db, principal, id: request.sessionId, project: call.project.id,
+                    includeRevoked: request.includeRevoked == true
+                ).wire)
         }
     }
 

@@ -189,7 +189,9 @@ extension WaasService {
         let network = try AccessRules.chain(request.network, field: "network")
         return try await store.write { [self] db in
             let principal = try authenticateAny(db, call)
-            let session = try visibleSession(db, principal, id: request.sessionId, project: call.project.id)
+            let session = try visibleSession(
+                db, principal, id: request.sessionId, project: call.project.id,
+                includeRevoked: request.includeRevoked == true)
             let usage = try db.usage(session: session.id, chain: network.chainId)
             let entries = try AccessRules.grants(session.grants).map { grant in
                 let used = usage[grant.key] ?? .zero

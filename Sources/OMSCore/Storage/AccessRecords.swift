@@ -16,7 +16,7 @@ struct SessionRecord: Sendable {
     var wire: RemoteSession {
         RemoteSession(
             sessionId: id, walletId: walletId, signerAddress: credentialId, grants: grants, chainId: String(chainId),
-            expiresAt: RFC3339.format(expiresAt))
+            expiresAt: RFC3339.format(expiresAt), revokedAt: revokedAt.map(RFC3339.format))
     }
 }
 
@@ -29,11 +29,14 @@ struct AccessRow: Sendable {
     var grants: [Grant]?
     var expiresAt: Int64
     var metadata: CredentialMetadata?
+    /// Set only when the page was asked with `includeRevoked`.
+    var revokedAt: Int64? = nil
 
     func wire(caller: String) -> CredentialInfo {
         CredentialInfo(
             credentialId: credentialId, sessionId: sessionId, type: type, metadata: metadata, grants: grants,
-            expiresAt: RFC3339.format(expiresAt), isCaller: type == .direct && credentialId == caller)
+            expiresAt: RFC3339.format(expiresAt), isCaller: type == .direct && credentialId == caller,
+            revokedAt: revokedAt.map(RFC3339.format))
     }
 }
 

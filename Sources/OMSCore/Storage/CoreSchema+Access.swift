@@ -77,4 +77,12 @@ extension CoreSchema {
             CREATE UNIQUE INDEX transactions_by_nonce ON transactions(wallet_id, chain_id, tx_nonce)
                 WHERE tx_nonce IS NOT NULL;
             """)
+
+    /// Revoked grants for the owner's reports (ListAccess `includeRevoked`, docs/protocol.md): the live
+    /// partial index cannot find them, so a full index on (account, seq) keeps those pages index-ordered.
+    static let revokedAccessMigration = SQLiteDatabase.Migration(
+        "4: index every access grant by account, for listing revoked grants",
+        sql: """
+            CREATE INDEX access_grants_by_account ON access_grants(account_id, seq);
+            """)
 }

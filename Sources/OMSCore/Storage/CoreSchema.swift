@@ -91,5 +91,6 @@ enum CoreSchema {
                 """),
         accessMigration,
         importMigration,
+        revokedAccessMigration,
     ]
 }

@@ -6,13 +6,28 @@ import WalletCrypto
 /// The SQL of access lists, named so tests can check its query plan.
 enum AccessSQL {
     /// The page query of ListAccess: live grants of an account in `seq` order, read along the partial index
-    /// `access_grants_live` (no sort, no scan of other accounts), with the credential joined by primary key.
+    /// `access_grants_live` (no sort, no scan of other accounts, no revoked row read), with the credential
+    /// joined by primary key. `INDEXED BY` keeps the planner off `access_grants_by_account`, which it would
+    /// otherwise rate the same.
     static let page = """
         SELECT g.seq, g.type, g.credential_id, g.session_id, g.grants, coalesce(g.expires_at, c.expires_at), c.metadata
-        FROM access_grants g JOIN credentials c ON c.id = g.credential_id
+        FROM access_grants g INDEXED BY access_grants_live JOIN credentials c ON c.id = g.credential_id
         WHERE g.account_id = ?1 AND g.revoked_at IS NULL AND g.seq > ?2
           AND ((g.type = 'direct' AND c.account_id = ?1) OR (g.type = 'remote' AND g.wallet_id = ?3))
           AND c.revoked_at IS NULL AND (?4 IS NULL OR g.type = ?4)
+        ORDER BY g.seq LIMIT ?5
+        """
+
+    /// The page query of ListAccess with `includeRevoked`: every grant of the account, live or revoked, in
+    /// `seq` order along `access_grants_by_account`, with when it was revoked (the grant's own revocation,
+    /// else its credential's).
+    static let pageWithRevoked = """
+        SELECT g.seq, g.type, g.credential_id, g.session_id, g.grants, coalesce(g.expires_at, c.expires_at), c.metadata,
+          coalesce(g.revoked_at, c.revoked_at)
+        FROM access_grants g INDEXED BY access_grants_by_account JOIN credentials c ON c.id = g.credential_id
+        WHERE g.account_id = ?1 AND g.seq > ?2
+          AND ((g.type = 'direct' AND c.account_id = ?1) OR (g.type = 'remote' AND g.wallet_id = ?3))
+          AND (?4 IS NULL OR g.type = ?4)
         ORDER BY g.seq LIMIT ?5
         """
 }
@@ -21,11 +36,13 @@ extension SQLiteDatabase {
     // MARK: Access lists
 
     /// One page of a wallet's access grants after `afterSeq`; one extra row tells whether more follow.
-    func accessPage(account: String, wallet: String, type: CredentialType?, afterSeq: Int64, limit: Int) throws
-        -> (rows: [AccessRow], more: Bool)
-    {
+    /// Live grants only, unless `includeRevoked` (then each revoked row carries its `revokedAt`).
+    func accessPage(
+        account: String, wallet: String, type: CredentialType?, afterSeq: Int64, limit: Int,
+        includeRevoked: Bool = false
+    ) throws -> (rows: [AccessRow], more: Bool) {
         let rows = try rows(
-            AccessSQL.page,
+            includeRevoked ? AccessSQL.pageWithRevoked : AccessSQL.page,
             [
                 .text(account), .integer(afterSeq), .text(wallet), SQLiteValue(type?.rawValue),
                 .integer(Int64(limit + 1)),
@@ -43,7 +60,8 @@ extension SQLiteDatabase {
                 seq: row[0].int ?? 0, type: CredentialType(wire: row[1].text ?? ""), credentialId: credentialId,
                 sessionId: row[3].text,
                 grants: row[4].text.flatMap { try? decoder.decode([Grant].self, from: Data($0.utf8)) },
-                expiresAt: row[5].int ?? 0, metadata: isRemote ? metadata[credentialId] : nil)
+                expiresAt: row[5].int ?? 0, metadata: isRemote ? metadata[credentialId] : nil,
+                revokedAt: row.count > 7 ? row[7].int : nil)
         }
         return (Array(records), rows.count > limit)
     }

@@ -1,12 +1,17 @@
-/// `Waas/ListAccess {walletId, page?, type?}` -> `{credentials, page?}`.
+/// `Waas/ListAccess {walletId, page?, type?, includeRevoked?}` -> `{credentials, page?}`.
 public struct ListAccessRequest: Codable, Hashable, Sendable {
     public var walletId: String
     public var page: Page?
     public var type: CredentialType?
-    public init(walletId: String, page: Page? = nil, type: CredentialType? = nil) {
+    /// walletops extension (docs/protocol.md): `true` lists revoked grants too, each with its `revokedAt`,
+    /// for reports. Absent (the OMS shape) or false: revoked grants never appear. A core that does not know
+    /// the field ignores it and lists live grants only.
+    public var includeRevoked: Bool?
+    public init(walletId: String, page: Page? = nil, type: CredentialType? = nil, includeRevoked: Bool? = nil) {
         self.walletId = walletId
         self.page = page
         self.type = type
+        self.includeRevoked = includeRevoked
     }
 }
 
@@ -93,8 +98,12 @@ public struct RemoteSession: Codable, Hashable, Sendable {
     public var grants: [Grant]
     public var chainId: String
     public var expiresAt: String
+    /// walletops extension: when the session was revoked (RFC 3339 UTC); only in answers to an owner's
+    /// `includeRevoked` request, absent for a live session.
+    public var revokedAt: String?
     public init(
-        sessionId: String, walletId: String, signerAddress: String, grants: [Grant], chainId: String, expiresAt: String
+        sessionId: String, walletId: String, signerAddress: String, grants: [Grant], chainId: String, expiresAt: String,
+        revokedAt: String? = nil
     ) {
         self.sessionId = sessionId
         self.walletId = walletId
@@ -102,13 +111,20 @@ public struct RemoteSession: Codable, Hashable, Sendable {
         self.grants = grants
         self.chainId = chainId
         self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
     }
 }
 
-/// `Waas/GetSession {sessionId}` -> `{session}`.
+/// `Waas/GetSession {sessionId, includeRevoked?}` -> `{session}`.
 public struct GetSessionRequest: Codable, Hashable, Sendable {
     public var sessionId: String
-    public init(sessionId: String) { self.sessionId = sessionId }
+    /// walletops extension: `true` lets the wallet's owner read a revoked session (with its `revokedAt`);
+    /// a remote credential never sees a revoked session.
+    public var includeRevoked: Bool?
+    public init(sessionId: String, includeRevoked: Bool? = nil) {
+        self.sessionId = sessionId
+        self.includeRevoked = includeRevoked
+    }
 }
 
 public struct GetSessionResponse: Codable, Hashable, Sendable {
@@ -131,14 +147,17 @@ public struct ListSessionsResponse: Codable, Hashable, Sendable {
     }
 }
 
-/// `Waas/GetSessionUsage {sessionId, network}` -> `{entries}`.
+/// `Waas/GetSessionUsage {sessionId, network, includeRevoked?}` -> `{entries}`.
 public struct GetSessionUsageRequest: Codable, Hashable, Sendable {
     public var sessionId: String
     /// The chain id as a decimal string.
     public var network: String
-    public init(sessionId: String, network: String) {
+    /// walletops extension: `true` lets the wallet's owner read what a revoked session spent.
+    public var includeRevoked: Bool?
+    public init(sessionId: String, network: String, includeRevoked: Bool? = nil) {
         self.sessionId = sessionId
         self.network = network
+        self.includeRevoked = includeRevoked
     }
 }
 

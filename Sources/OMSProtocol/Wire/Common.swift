@@ -123,10 +123,13 @@ public struct CredentialInfo: Codable, Hashable, Sendable {
     /// RFC 3339 UTC.
     public var expiresAt: String
     public var isCaller: Bool
+    /// walletops extension: when the grant was revoked (RFC 3339 UTC); present only in a ListAccess
+    /// answer to `includeRevoked: true`, for a revoked grant.
+    public var revokedAt: String?
 
     public init(
         credentialId: String, sessionId: String? = nil, type: CredentialType, metadata: CredentialMetadata? = nil,
-        grants: [Grant]? = nil, expiresAt: String, isCaller: Bool
+        grants: [Grant]? = nil, expiresAt: String, isCaller: Bool, revokedAt: String? = nil
     ) {
         self.credentialId = credentialId
         self.sessionId = sessionId
@@ -135,6 +138,7 @@ public struct CredentialInfo: Codable, Hashable, Sendable {
         self.grants = grants
         self.expiresAt = expiresAt
         self.isCaller = isCaller
+        self.revokedAt = revokedAt
     }
 }
 

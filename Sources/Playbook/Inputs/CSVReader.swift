@@ -44,6 +44,10 @@ public final class CSVReader {
     private var previousByte: UInt8 = 0
     private var line = 1
     private var recordLine = 1
+    /// Counting (``countRemaining()``): data rows are checked but not built.
+    private var checksOnly = false
+    private var fieldCount = 0
+    private var checkedRows = 0
 
     /// Opens a CSV file.
     ///
@@ -95,11 +99,51 @@ public final class CSVReader {
                 if inQuotes {
                     throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)")
                 }
-                if recordHasContent { try endRecord() }
+                if recordHasContent {
+                    endField()
+                    try endRecord()
+                }
             }
         }
         defer { readyIndex += 1 }
         return ready[readyIndex]
+    }
+
+    /// Reads the remaining rows only to count them: every problem ``next()`` would throw is thrown, but
+    /// no row is built (no strings, no dictionaries), so a large file is counted several times faster.
+    public func countRemaining() throws(InputError) -> Int {
+        var total = ready.count - readyIndex
+        ready.removeAll(keepingCapacity: true)
+        readyIndex = 0
+        checksOnly = true
+        defer { checksOnly = false }
+        checkedRows = 0
+        if headerDone || !hasHeader {
+            // A row split across the last chunk read: check its fields so far.
+            for bytes in fields { try checkField(bytes, line: recordLine) }
+            fields.removeAll(keepingCapacity: true)
+        }
+        while !finished {
+            if let chunk = try chunks.next() {
+                try consume(chunk)
+            } else {
+                finished = true
+                if inQuotes {
+                    throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)")
+                }
+                if recordHasContent {
+                    if checksOnly && (headerDone || !hasHeader) {
+                        try endCheckedRecord(field)
+                    } else {
+                        endField()
+                        try endRecord()
+                    }
+                }
+            }
+            total += ready.count
+            ready.removeAll(keepingCapacity: true)
+        }
+        return total + checkedRows
     }
 
     /// Reads every remaining row (for small files and tests).
@@ -114,11 +158,38 @@ public final class CSVReader {
     }
 
     private func consume(_ chunk: [UInt8]) throws(InputError) {
-        var index = 0
         let quote = UInt8(ascii: "\"")
         let cr = UInt8(ascii: "\r")
         let lf = UInt8(ascii: "\n")
-        while index < chunk.count {
+        let delimiter = delimiter
+        // The parser state lives in locals while a chunk is scanned (a class's stored properties cost an
+        // exclusivity check per access, i.e. per byte), and is stored back before anything that reads it.
+        var inQuotes = inQuotes
+        var afterQuote = afterQuote
+        var fieldQuoted = fieldQuoted
+        var recordHasContent = recordHasContent
+        var skipLF = skipLF
+        var previousByte = previousByte
+        var line = line
+        var recordLine = recordLine
+        var field = field
+        func store() {
+            self.inQuotes = inQuotes
+            self.afterQuote = afterQuote
+            self.fieldQuoted = fieldQuoted
+            self.recordHasContent = recordHasContent
+            self.skipLF = skipLF
+            self.previousByte = previousByte
+            self.line = line
+            self.recordLine = recordLine
+            self.field = field
+        }
+        defer { store() }
+        // Counting data rows: check them without building them.
+        var light = checksOnly && (headerDone || !hasHeader)
+        let count = chunk.count
+        var index = 0
+        while index < count {
             let byte = chunk[index]
             index += 1
             if skipLF {
@@ -154,10 +225,29 @@ public final class CSVReader {
             switch byte {
             case delimiter:
                 recordHasContent = true
-                endField()
+                if light {
+                    try checkField(field, line: recordLine)
+                } else {
+                    fields.append(field)
+                }
+                field.removeAll(keepingCapacity: true)
+                fieldQuoted = false
             case lf, cr:
                 if byte == cr { skipLF = true }
-                if recordHasContent { try endRecord() }
+                if recordHasContent {
+                    recordHasContent = false
+                    if light {
+                        self.recordLine = recordLine
+                        try endCheckedRecord(field)
+                    } else {
+                        fields.append(field)
+                        store()
+                        try endRecord()
+                        light = checksOnly && (headerDone || !hasHeader)
+                    }
+                    field.removeAll(keepingCapacity: true)
+                    fieldQuoted = false
+                }
                 line += 1
                 recordLine = line
             case quote:
@@ -169,9 +259,48 @@ public final class CSVReader {
                 recordHasContent = true
             default:
                 recordHasContent = true
-                field.append(byte)
+                // A run of plain bytes is copied at once.
+                var end = index
+                while end < count {
+                    let next = chunk[end]
+                    if next == delimiter || next == lf || next == cr || next == quote { break }
+                    end += 1
+                }
+                field.append(contentsOf: chunk[(index - 1)..<end])
+                index = end
             }
         }
+    }
+
+    /// A field of a row being counted: it must be UTF-8 (as ``endRecord()`` requires).
+    private func checkField(_ bytes: [UInt8], line: Int) throws(InputError) {
+        fieldCount += 1
+        // ASCII (the common case) is UTF-8; only other bytes need the decoder.
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return }
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return
+            case .error: throw error(line: line, "the row is not valid UTF-8")
+            }
+        }
+    }
+
+    /// Ends a row being counted, whose last field is `last`: the checks of ``endRecord()``, no row built.
+    private func endCheckedRecord(_ last: [UInt8]) throws(InputError) {
+        try checkField(last, line: recordLine)
+        let found = fieldCount
+        fieldCount = 0
+        recordHasContent = false
+        rowNumber += 1
+        guard found == columns.count else {
+            throw error(
+                line: recordLine, row: rowNumber,
+                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+        }
+        checkedRows += 1
     }
 
     private func endField() {
@@ -180,13 +309,14 @@ public final class CSVReader {
         fieldQuoted = false
     }
 
+    /// Ends the current record; the caller has ended its last field (``endField()``).
     private func endRecord() throws(InputError) {
-        endField()
-        let raw = fields
-        fields.removeAll(keepingCapacity: true)
         recordHasContent = false
         var strings: [String] = []
-        for bytes in raw {
+        strings.reserveCapacity(fields.count)
+        // Emptied in place after use (a copy would make the removal reallocate the field list).
+        defer { fields.removeAll(keepingCapacity: true) }
+        for bytes in fields {
             guard let s = String(validating: bytes, as: UTF8.self) else {
                 throw error(line: recordLine, "the row is not valid UTF-8")
             }
@@ -211,7 +341,7 @@ public final class CSVReader {
                 line: recordLine, row: rowNumber,
                 "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(strings.count)")
         }
-        var values: [String: String] = [:]
+        var values = [String: String](minimumCapacity: columns.count)
         for (name, value) in zip(columns, strings) { values[name] = value }
         ready.append(Record(row: rowNumber, line: recordLine, fields: strings, values: values))
     }

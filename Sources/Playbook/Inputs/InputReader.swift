@@ -48,6 +48,36 @@ public final class InputReader {
         }
     }
 
+    /// Reads the rest of the input only to count its items, checking it as ``next()`` would (it throws
+    /// what `next()` would throw). CSV rows are checked without being built, several times faster
+    /// than calling `next()` to the end; the reader is at the end afterwards.
+    public func countRemaining() throws(InputError) -> Int {
+        switch backend {
+        case .csv(let reader):
+            let rows = try reader.countRemaining()
+            count += rows
+            return rows
+        default:
+            var rows = 0
+            while try next() != nil { rows += 1 }
+            return rows
+        }
+    }
+
+    /// The next item's key and its fields as text, or `nil` at the end: what a work item carries. A CSV
+    /// row's columns as they are (no template value is built for it); another item's members as text
+    /// (non-string members as JSON), or a non-object item as the field `value`
+    /// (``TemplateValue/textFields``).
+    public func nextTextFields() throws(InputError) -> (key: String, fields: [String: String])? {
+        if case .csv(let reader) = backend {
+            guard let record = try reader.next() else { return nil }
+            count += 1
+            return ("row:\(record.row)", record.values)
+        }
+        guard let item = try next() else { return nil }
+        return (item.key, item.value.textFields)
+    }
+
     /// The next item, or `nil` at the end.
     public func next() throws(InputError) -> InputItem? {
         switch backend {

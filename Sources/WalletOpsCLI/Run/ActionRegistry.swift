@@ -1,3 +1,4 @@
+import Foundation
 import Playbook
 import Runner
 
@@ -45,8 +46,9 @@ public struct ActionRegistry: Sendable {
     }
 }
 
-/// What an action factory learns about its step: the step, the playbook, and the run's template
-/// context (vars, environment, secrets) to render `with:` parameters, once or per item.
+/// What an action factory learns about its step: the step, the playbook, the run's template
+/// context (vars, environment, secrets) to render `with:` parameters, once or per item, and the run
+/// command's own settings (`--core`).
 public struct ActionRequest: Sendable {
     /// The step.
     public var step: Step
@@ -54,12 +56,16 @@ public struct ActionRequest: Sendable {
     public var playbook: Playbook
     /// Vars, environment and secrets (no item).
     public var context: TemplateContext
+    /// The served core named by the run command's `--core`, or nil when the command has none. It comes
+    /// before a step's `core` parameter and `$WALLETOPS_CORE` (see ``coreURL()``).
+    public var core: URL?
 
     /// Creates a request.
-    public init(step: Step, playbook: Playbook, context: TemplateContext) {
+    public init(step: Step, playbook: Playbook, context: TemplateContext, core: URL? = nil) {
         self.step = step
         self.playbook = playbook
         self.context = context
+        self.core = core
     }
 
     /// The step's `with:` rendered for `item` (nil: outside any item); secrets are available.

@@ -19,6 +19,8 @@ struct PreparedRun {
     let identity: RunIdentity
     /// The event log, made once the secrets (and so the redactor) are known.
     let events: RunEventLog
+    /// The run command's `--core` (nil: the steps' `core` parameter, else `$WALLETOPS_CORE`, else embedded).
+    let core: URL?
 
     /// Prepares `path`. Problems are printed to standard error and end the command with exit 64.
     ///
@@ -26,9 +28,10 @@ struct PreparedRun {
     ///   - countInputs: stream every input once to count its items (progress totals, ETA, `plan`).
     init(
         path: String, varArguments: [String], context cli: Context, registry: ActionRegistry, isJSON: Bool = false,
-        countInputs: Bool = true, concurrency: Int? = nil
+        countInputs: Bool = true, concurrency: Int? = nil, core: URL? = nil
     ) throws {
         playbookURL = cli.fileURL(path)
+        self.core = core
         self.varArguments = varArguments
         var loaded = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
         // --concurrency replaces the playbook-wide limit, which is also the default of every step.
@@ -64,10 +67,8 @@ struct PreparedRun {
             fingerprints[name] = rendered.map(InputFingerprint.of(path:)) ?? "unrenderable"
             if countInputs {
                 do {
-                    let reader = try InputReader(declaration, context: publicContext)
-                    var count = 0
-                    while try reader.next() != nil { count += 1 }
-                    inputCounts[name] = count
+                    // Checked like the run will read it (a bad row stops the command here), not built.
+                    inputCounts[name] = try InputReader(declaration, context: publicContext).countRemaining()
                 } catch {
                     cli.standardError.writeLine("Error: input '\(name)': \(redactor.redact(error.description))")
                     throw CommandExit(.usage)
@@ -84,7 +85,7 @@ struct PreparedRun {
                 playbook: playbook,
                 action: { step in
                     let inner = try registry.action(
-                        for: ActionRequest(step: step, playbook: playbook, context: context))
+                        for: ActionRequest(step: step, playbook: playbook, context: context, core: core))
                     let retry = RetryPolicy(playbook.effectiveSettings(for: step).retry)
                     return InstrumentedAction(
                         inner: inner, step: step, context: context, retry: retry,

@@ -36,6 +36,8 @@ struct RunExecution {
         var attributes = ["playbook": prepared.playbookURL.path, "resume": resumeCommand]
         for (step, total) in prepared.totals { if let total { attributes["total.\(step)"] = String(total) } }
         for (index, assignment) in prepared.varArguments.enumerated() { attributes["var.\(index)"] = assignment }
+        // `retry` runs the failed items against the same core unless it is given another `--core`.
+        if let core = prepared.core { attributes["core"] = core.absoluteString }
         try await store.setAttributes(runID: handle.runID, attributes)
         events.emit(
             "run-start",

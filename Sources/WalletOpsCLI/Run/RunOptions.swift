@@ -18,8 +18,9 @@ enum RunOptions {
         "progress-interval", valueName: "duration",
         help: "Off a terminal, print a progress line this often.", default: "5s")
 
-    /// The options every running command takes.
-    static let running: [OptionSpec] = [CommonOptions.home, logFormat, grace, progressInterval]
+    /// The options every running command takes. `--core` is handed to the job actions (``ActionRequest/core``)
+    /// and comes before a step's `core` parameter (`--var core=URL`) and `$WALLETOPS_CORE`.
+    static let running: [OptionSpec] = [CommonOptions.home, CommonOptions.core, logFormat, grace, progressInterval]
 
     static func duration(_ option: OptionSpec, in arguments: ParsedArguments) throws -> Duration {
         let text = arguments.value(option) ?? ""
@@ -44,11 +45,12 @@ enum RunOptions {
         return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// `walletops run <playbook> --var ... [--home H]`: the command that resumes a run.
-    static func resumeCommand(playbook: String, vars: [String], home: String?) -> String {
+    /// `walletops run <playbook> --var ... [--home H] [--core URL]`: the command that resumes a run.
+    static func resumeCommand(playbook: String, vars: [String], home: String?, core: URL? = nil) -> String {
         var words = ["walletops", "run", playbook]
         for assignment in vars { words += ["--var", assignment] }
         if let home { words += ["--home", home] }
+        if let core { words += ["--core", core.absoluteString] }
         return words.map(shellQuoted).joined(separator: " ")
     }
 

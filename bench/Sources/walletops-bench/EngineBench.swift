@@ -1,4 +1,5 @@
 import Foundation
+import Playbook
 import Runner
 
 /// The engine with checkpoints: N `noop` items through `Engine.run` with a `RunStore` in a temporary
@@ -47,6 +48,73 @@ enum EngineBench {
             cpuSeconds: cpuSeconds() - cpuStart)
     }
 
+    /// `--items N`: one measurement of N items (for profiling), instead of the table's two sizes.
+    static func counts(_ arguments: [String]) -> [Int] {
+        guard let index = arguments.firstIndex(of: "--items"), index + 1 < arguments.count,
+            let count = Int(arguments[index + 1]), count > 0
+        else { return [100_000, 1_000_000] }
+        return [count]
+    }
+
+    /// The command line's path without the command line: `count` no-op items streamed from a CSV input
+    /// (`id,address` rows, as `walletops run` reads a `for_each` input), after the counting pass the
+    /// command line makes for progress totals. Returns the run and the counting pass's seconds.
+    static func measureCSV(_ count: Int) async throws -> (run: Figure, countSeconds: Double) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wo-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = folder.appendingPathComponent("rows.csv")
+        // Written in pieces so the file's text never counts in the peak RSS.
+        _ = FileManager.default.createFile(atPath: csv.path, contents: nil)
+        let file = try FileHandle(forWritingTo: csv)
+        var text = "id,address\n"
+        for index in 0..<count {
+            text += "\(index),addr-\(index)\n"
+            if text.utf8.count >= 60_000 || index == count - 1 {
+                try file.write(contentsOf: Data(text.utf8))
+                text.removeAll(keepingCapacity: true)
+            }
+        }
+        try file.close()
+        let yaml = folder.appendingPathComponent("csv.yaml")
+        try Data(
+            """
+            name: bench-csv
+            inputs:
+              rows: {csv: "\(csv.path)", columns: [id, address]}
+            steps:
+              - {id: noop, action: noop, for_each: rows}
+
+            """.utf8
+        ).write(to: yaml)
+        let playbook = try Playbook.load(contentsOf: yaml, options: .init(knownActions: ["noop"]))
+        guard let declaration = playbook.inputs["rows"] else { throw BenchError("csv bench: no input") }
+        let context = TemplateContext()
+        let countStart = Measure.now()
+        let counted = try InputReader(declaration, context: context).countRemaining()
+        let countSeconds = (Measure.now() - countStart) / 1e6
+        let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
+        let plan = RunPlan(
+            name: "bench-csv-\(count)",
+            steps: [
+                StepPlan(
+                    id: "noop", items: .input(declaration, context: context, count: counted), action: NoopAction(),
+                    concurrency: 8)
+            ], concurrency: 8)
+        let start = Measure.now()
+        let cpuStart = cpuSeconds()
+        let summary = try await Engine.run(
+            plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
+        let seconds = (Measure.now() - start) / 1e6
+        guard summary.succeeded == count else {
+            throw BenchError("csv bench: \(summary.succeeded) of \(count) items succeeded")
+        }
+        let run = Figure(
+            items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB(),
+            cpuSeconds: cpuSeconds() - cpuStart)
+        return (run, countSeconds)
+    }
+
     /// Peer figures by item count: items/s, peak RSS MiB, CPU seconds.
     static func readPeer(_ arguments: [String]) -> [Int: (Double, Double, Double)] {
         guard let index = arguments.firstIndex(of: "--peer"), index + 1 < arguments.count,
@@ -66,9 +134,10 @@ enum EngineBench {
 
     /// The table: 100,000 then 1,000,000 items (peak RSS is the process high-water mark, so the
     /// smaller run goes first).
-    static func run(peer: [Int: (Double, Double, Double)]) async throws -> String {
+    static func run(peer: [Int: (Double, Double, Double)], counts: [Int] = [100_000, 1_000_000]) async throws -> String
+    {
         var figures: [Figure] = []
-        for count in [100_000, 1_000_000] { figures.append(try await measure(count)) }
+        for count in counts { figures.append(try await measure(count)) }
         var table = Table(header: [
             "case", "items", "items/s", "CPU s", "peak RSS MiB", "peer items/s", "peer CPU s", "peer RSS MiB", "ratio",
             "goal",
@@ -89,6 +158,14 @@ enum EngineBench {
                 peerFigure.map { format($0.0, digits: 0) } ?? "-", peerFigure.map { format($0.2, digits: 2) } ?? "-",
                 peerFigure.map { format($0.1, digits: 1) } ?? "-", ratio.map { format($0) + "x" } ?? "-",
                 goals.joined(separator: ", "),
+            ])
+        }
+        if counts.contains(1_000_000) {
+            let (csv, countSeconds) = try await measureCSV(1_000_000)
+            table.add([
+                "noop+checkpoints, CSV input", String(csv.items), format(csv.itemsPerSecond, digits: 0),
+                format(csv.cpuSeconds, digits: 2), format(csv.peakRSS, digits: 1), "-", "-", "-", "-",
+                "counting pass " + format(countSeconds, digits: 2) + " s",
             ])
         }
         return table.render()

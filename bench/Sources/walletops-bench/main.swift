@@ -3,7 +3,7 @@ import Foundation
 /// walletops-bench: prints figures for `make bench`. Never a timed test.
 ///
 ///     walletops-bench crypto [--floor FILE]    primitives beside the C floor (FILE: "name<TAB>us" lines)
-///     walletops-bench engine [--peer FILE]     checkpointed noop items beside the Python peer
+///     walletops-bench engine [--peer FILE] [--items N]  checkpointed noop items beside the Python peer
 ///                                              (FILE: "items<TAB>items_per_s<TAB>peak_rss_mib<TAB>cpu_s")
 ///     walletops-bench core [--requests N]      core requests per second, in-process and over HTTP
 ///     walletops-bench access [--grants N]      ListAccess over N grants, GetSessionUsage, transfers
@@ -34,7 +34,7 @@ do {
         print(try CryptoBench.run(floor: readFloor(arguments)))
     case "engine":
         print("## Engine: checkpointed noop items (release build; Python peer in the same run)\n")
-        print(try await EngineBench.run(peer: EngineBench.readPeer(arguments)))
+        print(try await EngineBench.run(peer: EngineBench.readPeer(arguments), counts: EngineBench.counts(arguments)))
     case "core":
         let total = arguments.firstIndex(of: "--requests").flatMap { arguments.dropFirst($0 + 1).first }.flatMap {
             Int($0)
@@ -50,7 +50,7 @@ do {
     default:
         FileHandle.standardError.write(
             Data(
-                ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] | core [--requests N]"
+                ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] [--items N] | core [--requests N]"
                     + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
                     + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
                     + " | create [--wallets N] [--batch B] [--parallel P]"
