@@ -53,6 +53,21 @@ enum Identifier {
         var generator = SystemRandomNumberGenerator()
         let words = (generator.next() as UInt64, generator.next() as UInt64)
         let bytes = withUnsafeBytes(of: words) { Array($0) }
+        return make(prefix, bytes: bytes)
+    }
+
+    /// An identifier whose 16 bytes are 6 bytes of `milliseconds` (big-endian) and 10 random bytes: ids
+    /// made together sort together, so a bulk insert appends to the id index instead of touching a page
+    /// per row. Still 80 random bits per millisecond.
+    static func make(_ prefix: String, milliseconds: UInt64, random: UnsafeRawBufferPointer) -> String {
+        precondition(random.count >= 10)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> UInt64(8 * (5 - i))) }
+        for i in 0..<10 { bytes[6 + i] = random[i] }
+        return make(prefix, bytes: bytes)
+    }
+
+    private static func make(_ prefix: String, bytes: [UInt8]) -> String {
         var out = Array(prefix.utf8) + [UInt8(ascii: "_")]
         var buffer: UInt32 = 0
         var bits = 0

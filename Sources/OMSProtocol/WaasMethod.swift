@@ -37,6 +37,8 @@ public struct WaasMethod: Hashable, Sendable, CustomStringConvertible {
     public static let revokeAccess = WaasMethod(.waas, "RevokeAccess")
     public static let listWallets = WaasMethod(.waas, "ListWallets")
     public static let createWallet = WaasMethod(.waas, "CreateWallet")
+    /// A walletops extension: many wallets by reference in one signed request (docs/protocol.md).
+    public static let createWallets = WaasMethod(.waas, "CreateWallets")
     public static let useWallet = WaasMethod(.waas, "UseWallet")
     public static let signMessage = WaasMethod(.waas, "SignMessage")
     public static let signTypedData = WaasMethod(.waas, "SignTypedData")

@@ -51,6 +51,20 @@ public final class SQLiteDatabase {
         public var busyTimeoutMilliseconds: Int32
         /// Enforce foreign keys.
         public var foreignKeys: Bool
+        /// The page cache size in KiB (`cache_size=-N`); nil keeps SQLite's 2 MiB. A transaction that
+        /// dirties more pages than the cache holds spills them to the WAL and may write a page many times.
+        /// See <https://www.sqlite.org/pragma.html#pragma_cache_size>.
+        public var cacheKibibytes: Int? = nil
+        /// Whether a transaction may spill dirty pages to the file before it commits (`cache_spill`); false
+        /// keeps every dirty page of a transaction in memory, above `cacheKibibytes` if need be (bounded by
+        /// the transaction). See <https://www.sqlite.org/pragma.html#pragma_cache_spill>.
+        public var cacheSpill = true
+        /// WAL pages before an automatic checkpoint (`wal_autocheckpoint`); nil keeps SQLite's 1000.
+        /// See <https://www.sqlite.org/pragma.html#pragma_wal_autocheckpoint>.
+        public var walAutocheckpointPages: Int? = nil
+        /// Keep temporary files (savepoint and statement journals, sorts) in memory (`temp_store=MEMORY`)
+        /// rather than in files under /var/tmp. See <https://www.sqlite.org/pragma.html#pragma_temp_store>.
+        public var temporaryStorageInMemory = false
 
         /// Read-write-create, WAL, `synchronous=NORMAL`, a 5 s busy timeout, foreign keys on.
         public static let `default` = Configuration(
@@ -93,6 +107,12 @@ public final class SQLiteDatabase {
         }
         try execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
         try execute("PRAGMA foreign_keys=\(configuration.foreignKeys ? "ON" : "OFF")")
+        if let kibibytes = configuration.cacheKibibytes { try execute("PRAGMA cache_size=-\(max(kibibytes, 0))") }
+        if !configuration.cacheSpill { try execute("PRAGMA cache_spill=OFF") }
+        if configuration.temporaryStorageInMemory { try execute("PRAGMA temp_store=MEMORY") }
+        if let pages = configuration.walAutocheckpointPages, !configuration.flags.contains(.readOnly) {
+            _ = try scalarInt("PRAGMA wal_autocheckpoint=\(max(pages, 0))")
+        }
     }
 
     deinit {

@@ -21,17 +21,19 @@ extension ActionRegistry {
     public mutating func registerJobs() {
         register("jobs.create-wallets") { request in
             let output = try request.requiredText("output")
-            let references: [String]
+            let source: ReferenceSource
             if let input = try request.text("input"), !input.isEmpty {
-                references = try CSVFile.read(path: input).compactMap { $0["reference"] }.filter { !$0.isEmpty }
+                source = .csv(path: input)
             } else {
-                references = CreateWalletsAction.Configuration.references(
+                source = .numbered(
                     prefix: try request.text("reference_prefix") ?? "wallet", count: try request.integer("count") ?? 0)
             }
             return CreateWalletsAction(
                 .init(
-                    references: references, type: try request.walletType(), output: output,
-                    concurrency: try request.integer("concurrency") ?? 8, coreURL: try request.coreURL()))
+                    source: source, type: try request.walletType(), output: output,
+                    concurrency: try request.integer("concurrency") ?? 8,
+                    batchSize: try request.integer("batch") ?? CreateWalletsAction.Configuration.defaultBatchSize,
+                    coreURL: try request.coreURL()))
         }
         register("wallet.create") { request in
             let step = request.step

@@ -104,14 +104,19 @@ import Testing
         #expect(rows.map { $0["reference"]! } == (1...5).map { "acct-\($0)" })
         #expect(rows.allSatisfy { $0["type"] == "ethereum" && $0["key_origin"] == "enclave" })
 
-        // Again with a larger count: the five are kept (same ids), two are added.
+        #expect(!FileManager.default.fileExists(atPath: world.path("w.csv.partial")), "the partial file was renamed")
+
+        // Again with a larger count, in batches of 2 with 3 in flight: the five are kept (same ids), two
+        // are added, and the rows stay in reference order.
         let second = try world.run(
-            "jobs/create-wallets.yaml", ["count": "7", "output": world.path("w2.csv"), "reference_prefix": "acct"])
+            "jobs/create-wallets.yaml",
+            ["count": "7", "output": world.path("w2.csv"), "reference_prefix": "acct", "batch": "2", "parallel": "3"])
         #expect(second.status == 0, "\(second)")
         let again = world.rows("w2.csv")
-        #expect(again.count == 7)
+        #expect(again.map { $0["reference"]! } == (1...7).map { "acct-\($0)" })
         #expect(Array(again.prefix(5)).map { $0["wallet_id"]! } == rows.map { $0["wallet_id"]! })
         #expect(Set(again.map { $0["wallet_id"]! }).count == 7)
+        #expect(Set(again.map { $0["address"]! }).count == 7)
 
         // Solana, and the for_each form over a CSV of references (two of which exist already).
         let solana = try world.run(

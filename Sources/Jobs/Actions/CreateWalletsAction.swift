@@ -2,39 +2,50 @@ import Foundation
 import OMSProtocol
 import Runner
 
-/// `jobs.create-wallets`: creates `count` wallets with references `<prefix>-1` ... `<prefix>-<count>`
-/// (or one per reference of a CSV file) and writes the output CSV
-/// `reference,wallet_id,type,address,key_origin`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `jobs.create-wallets`: creates one wallet per reference (`<prefix>-1` ... `<prefix>-<count>`, or the
+/// `reference` column of a CSV file) and writes the output CSV `reference,wallet_id,type,address,key_origin`.
 ///
-/// Exactly once by reference: the account's wallets are listed once per run into a reference map; a
-/// reference found there is not created again, and a create whose reply was lost is settled by listing
-/// again. The output is rewritten whole from the map at the end, so a resumed run never duplicates a row.
+/// The references are streamed in batches through `Waas/CreateWallets` (one signed request per batch,
+/// docs/protocol.md), a bounded number of batches in flight. Exactly once by reference: the core answers a
+/// reference the account already has with that wallet and `created: false`, so a batch sent again (a lost
+/// reply, a resumed run) creates nothing twice; the batch reply is the probe. Rows are written in
+/// reference order to `<output>.partial`, renamed over `output` at the end: a resumed run redoes the
+/// batches and rewrites the output whole, each row once. Memory is bounded by the batches in flight,
+/// whatever the number of references.
 public struct CreateWalletsAction: Action {
     /// What to create.
     public struct Configuration: Sendable {
         /// The references, in output order.
-        public var references: [String]
+        public var source: ReferenceSource
         /// The wallet type of every new wallet.
         public var type: WalletType
         /// The output CSV.
         public var output: String
-        /// Creates in flight at once (one shared client).
+        /// Batches in flight at once (one shared client).
         public var concurrency: Int
+        /// References per CreateWallets request, 1...1000.
+        public var batchSize: Int
         /// The served core, or nil for the embedded one.
         public var coreURL: URL?
 
-        /// Creates a configuration.
-        public init(references: [String], type: WalletType, output: String, concurrency: Int = 8, coreURL: URL? = nil) {
-            self.references = references
+        /// The default batch: the most one request may carry.
+        public static let defaultBatchSize = CreateWalletsRequest.maxReferences
+
+        /// Creates a configuration; `concurrency` and `batchSize` are clamped to their ranges.
+        public init(
+            source: ReferenceSource, type: WalletType, output: String, concurrency: Int = 8,
+            batchSize: Int = defaultBatchSize, coreURL: URL? = nil
+        ) {
+            self.source = source
             self.type = type
             self.output = output
             self.concurrency = max(1, concurrency)
+            self.batchSize = min(max(1, batchSize), CreateWalletsRequest.maxReferences)
             self.coreURL = coreURL
-        }
-
-        /// `<prefix>-1` ... `<prefix>-<count>`.
-        public static func references(prefix: String, count: Int) -> [String] {
-            count < 1 ? [] : (1...count).map { "\(prefix)-\($0)" }
         }
     }
 
@@ -51,79 +62,160 @@ public struct CreateWalletsAction: Action {
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
-        let directory = try await WalletDirectory.load(client: session.client)
-        let created = try await Self.createMissing(
-            configuration.references, type: configuration.type, directory: directory, client: session.client,
-            concurrency: configuration.concurrency)
-        var rows: [[String]] = []
-        for reference in configuration.references {
-            guard let wallet = await directory.wallet(reference: reference) else {
-                throw ActionError.permanent("wallet '\(reference)' is missing after creation")
-            }
-            rows.append(Self.row(wallet, reference: reference))
-        }
-        try CSVFile.write(path: configuration.output, header: Self.header, rows: rows)
+        let totals = try await Self.createAll(configuration, client: session.client)
         return ActionResult(outputs: [
-            "created": String(created), "existing": String(configuration.references.count - created),
+            "created": String(totals.created), "existing": String(totals.existing), "rows": String(totals.rows),
             "output": configuration.output,
         ])
     }
 
-    /// The item is re-run on resume: the reference map makes that safe.
+    /// The item is re-run on resume: every batch is answered exactly once by reference (created: false).
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .notDone }
+
+    /// What a run did.
+    public struct Totals: Sendable, Equatable {
+        /// Wallets this run made.
+        public var created = 0
+        /// References that already had their wallet.
+        public var existing = 0
+        /// Output rows (one per reference read).
+        public var rows = 0
+    }
+
+    /// Streams the references through CreateWallets, `concurrency` batches in flight, and writes the
+    /// output in reference order.
+    public static func createAll(_ configuration: Configuration, client: WaasClient) async throws -> Totals {
+        let stream = try ReferenceStream(configuration.source)
+        let output = try PartialOutput(path: configuration.output, header: header)
+        let family = configuration.type.networkFamily
+        var totals = Totals()
+        do {
+            try await withThrowingTaskGroup(of: (Int, [String], [CreatedWallet]).self) { group in
+                var launched = 0
+                var written = 0
+                var exhausted = false
+                var finished: [Int: ([String], [CreatedWallet])] = [:]
+                while true {
+                    // At most `concurrency` batches held at once: in flight, or done and waiting for their turn.
+                    while !exhausted && launched - written < configuration.concurrency {
+                        try Task.checkCancellation()
+                        let references = try stream.next(configuration.batchSize)
+                        if references.isEmpty {
+                            exhausted = true
+                            break
+                        }
+                        let index = launched
+                        launched += 1
+                        group.addTask {
+                            (index, references, try await createBatch(references, family: family, client: client))
+                        }
+                    }
+                    guard let (index, references, wallets) = try await group.next() else { break }
+                    finished[index] = (references, wallets)
+                    while let (references, wallets) = finished.removeValue(forKey: written) {
+                        try output.append(rows(references, wallets), totals: &totals, wallets: wallets)
+                        written += 1
+                    }
+                }
+            }
+            try output.finish()
+        } catch {
+            output.abandon()
+            throw JobFailure.classify(error)
+        }
+        return totals
+    }
+
+    /// One CreateWallets request for a batch (its distinct references); the reply in the batch's order.
+    /// A request whose outcome is unknown (transport failure, 5xx, 429) is simply sent again: the core
+    /// answers what it already made with `created: false`.
+    static func createBatch(_ references: [String], family: NetworkFamily, client: WaasClient) async throws
+        -> [CreatedWallet]
+    {
+        var seen: Set<String> = []
+        let distinct = references.filter { seen.insert($0).inserted }
+        var attempt = 1
+        while true {
+            do {
+                return try await StaleNonce.retrying {
+                    try await client.createWallets(networkFamily: family, references: distinct)
+                }
+            } catch {
+                let status = (error as? WaasError)?.code.httpStatus ?? 0
+                guard JobFailure.isInDoubt(error) || status >= 500 || status == 429, attempt < 3 else { throw error }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(50 * attempt))
+            }
+        }
+    }
+
+    /// Output rows for a batch: one per reference read (a repeated reference repeats its wallet's row).
+    static func rows(_ references: [String], _ wallets: [CreatedWallet]) throws -> [[String]] {
+        var byReference: [String: Wallet] = [:]
+        for entry in wallets { byReference[entry.wallet.reference ?? ""] = entry.wallet }
+        return try references.map { reference in
+            guard let wallet = byReference[reference] else {
+                throw ActionError.permanent("wallet '\(reference)' is missing from the CreateWallets reply")
+            }
+            return row(wallet, reference: reference)
+        }
+    }
 
     static func row(_ wallet: Wallet, reference: String) -> [String] {
         [reference, wallet.id, wallet.walletType.rawValue, wallet.address, wallet.keyOrigin.rawValue]
     }
+}
 
-    /// Creates every reference the directory lacks, `concurrency` at a time; returns how many it made.
-    static func createMissing(
-        _ references: [String], type: WalletType, directory: WalletDirectory, client: WaasClient, concurrency: Int
-    ) async throws -> Int {
-        var missing: [String] = []
-        for reference in references where await directory.wallet(reference: reference) == nil {
-            missing.append(reference)
-        }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            var inFlight = 0
-            while next < missing.count || inFlight > 0 {
-                while inFlight < concurrency && next < missing.count {
-                    let reference = missing[next]
-                    next += 1
-                    inFlight += 1
-                    group.addTask {
-                        try await createOne(reference: reference, type: type, directory: directory, client: client)
-                    }
-                }
-                try await group.next()
-                inFlight -= 1
-            }
-            return missing.count
+/// The output being written: `<path>.partial`, appended batch by batch in order and renamed over `path`
+/// when complete, so `path` is always a whole file and a resumed run starts the partial file afresh.
+final class PartialOutput {
+    let path: String
+    let partialPath: String
+    private let handle: FileHandle
+
+    init(path: String, header: [String]) throws {
+        self.path = path
+        partialPath = path + ".partial"
+        let url = URL(fileURLWithPath: partialPath)
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(CSVFile.text(header: header, rows: []).utf8).write(to: url)
+            handle = try FileHandle(forWritingTo: url)
+            try handle.seekToEnd()
+        } catch {
+            throw JobsError(.invalidInput, "cannot write \(partialPath): \(error.localizedDescription)")
         }
     }
 
-    /// Creates one wallet unless the directory has its reference; a lost reply is settled by listing.
-    static func createOne(reference: String, type: WalletType, directory: WalletDirectory, client: WaasClient)
-        async throws
-    {
-        if await directory.wallet(reference: reference) != nil { return }
-        for attempt in 1...3 {
-            do {
-                let wallet = try await client.jobCall(
-                    .createWallet, CreateWalletRequest(networkFamily: type.networkFamily, reference: reference),
-                    as: WalletResponse.self
-                ).wallet
-                await directory.record(wallet)
-                return
-            } catch {
-                guard JobFailure.isInDoubt(error) || (error as? WaasError)?.code.httpStatus ?? 0 >= 500,
-                    attempt < 3
-                else { throw JobFailure.classify(error) }
-                // The request may have been applied: look before creating again.
-                try await directory.refresh()
-                if await directory.wallet(reference: reference) != nil { return }
-            }
+    /// Appends a batch's rows and counts its wallets.
+    func append(_ rows: [[String]], totals: inout CreateWalletsAction.Totals, wallets: [CreatedWallet]) throws {
+        var text = ""
+        for row in rows { text += row.map(CSVFile.field).joined(separator: ",") + "\r\n" }
+        do {
+            try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            throw JobsError(.invalidInput, "cannot write \(partialPath): \(error.localizedDescription)")
+        }
+        totals.rows += rows.count
+        for entry in wallets {
+            if entry.created { totals.created += 1 } else { totals.existing += 1 }
         }
     }
+
+    /// Syncs the partial file and renames it over the output.
+    func finish() throws {
+        do {
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            throw JobsError(.invalidInput, "cannot write \(partialPath): \(error.localizedDescription)")
+        }
+        guard rename(partialPath, path) == 0 else {
+            throw JobsError(.invalidInput, "cannot rename \(partialPath) to \(path) (errno \(errno))")
+        }
+    }
+
+    /// Closes the partial file after a failure; it stays for inspection and is rewritten by the next run.
+    func abandon() { try? handle.close() }
 }

@@ -2,11 +2,12 @@ import Foundation
 import OMSProtocol
 import Runner
 
-/// `wallet.create`: one wallet per item (a `for_each` over a CSV of references), with a probe.
+/// `wallet.create`: one wallet per item (a `for_each` over a CSV of references).
 ///
-/// The run shares one reference map (listed once, listed again when a reference is not in it), so a
-/// reference that exists is never created twice: neither by a resumed run (the probe finds it) nor by
-/// a run over a list that names wallets made earlier (run answers the existing wallet).
+/// Each item is a one-reference `Waas/CreateWallets` request, which answers a reference the account
+/// already has with that wallet (`created: false`): so running an item again (a resumed run, a retry
+/// after a lost reply, a list naming wallets made earlier) never creates a second wallet, and the run is
+/// its own probe. No wallet listing is needed.
 public final class WalletCreateAction: Action {
     /// Renders the item's reference.
     public typealias ReferenceOf = @Sendable (WorkItem) throws -> String
@@ -14,60 +15,40 @@ public final class WalletCreateAction: Action {
     private let type: WalletType
     private let coreURL: URL?
     private let referenceOf: ReferenceOf
-    private let directoryTask: DirectoryOnce
 
     /// An action creating wallets of `type`, named by `reference`.
     public init(type: WalletType, coreURL: URL?, reference: @escaping ReferenceOf) {
         self.type = type
         self.coreURL = coreURL
         self.referenceOf = reference
-        self.directoryTask = DirectoryOnce()
     }
 
     public var name: String { "wallet.create" }
     public var isSideEffecting: Bool { true }
 
-    private func directory() async throws -> (WalletDirectory, WaasClient) {
-        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
-        return (try await directoryTask.get(client: session.client), session.client)
-    }
-
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let reference = try referenceOf(item)
-        let (directory, client) = try await directory()
-        try await CreateWalletsAction.createOne(reference: reference, type: type, directory: directory, client: client)
-        guard let wallet = await directory.wallet(reference: reference) else {
-            throw ActionError.permanent("wallet '\(reference)' is missing after creation")
+        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
+        do {
+            let reply = try await CreateWalletsAction.createBatch(
+                [reference], family: type.networkFamily, client: session.client)
+            guard let wallet = reply.first?.wallet else {
+                throw ActionError.permanent("wallet '\(reference)' is missing from the CreateWallets reply")
+            }
+            return Self.result(wallet)
+        } catch {
+            throw JobFailure.classify(error)
         }
-        return Self.result(wallet)
     }
 
-    public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome {
-        let reference = try referenceOf(item)
-        let (directory, _) = try await directory()
-        if let wallet = await directory.wallet(reference: reference) { return .done(Self.result(wallet)) }
-        try await directory.refresh()
-        if let wallet = await directory.wallet(reference: reference) { return .done(Self.result(wallet)) }
-        return .notDone
-    }
+    /// Running the item again is safe (the core answers an existing reference), so the engine re-runs it.
+    public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .notDone }
 
     static func result(_ wallet: Wallet) -> ActionResult {
         ActionResult(outputs: [
             "wallet_id": wallet.id, "address": wallet.address, "type": wallet.walletType.rawValue,
             "key_origin": wallet.keyOrigin.rawValue, "reference": wallet.reference ?? "",
         ])
-    }
-}
-
-/// One wallet listing per action instance, made by the first item that needs it.
-actor DirectoryOnce {
-    private var directory: WalletDirectory?
-
-    func get(client: WaasClient) async throws -> WalletDirectory {
-        if let directory { return directory }
-        let loaded = try await WalletDirectory.load(client: client)
-        directory = loaded
-        return loaded
     }
 }
 

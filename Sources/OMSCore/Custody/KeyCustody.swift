@@ -46,8 +46,8 @@ public final class KeyCustody: Sendable {
         return nonce + sealed
     }
 
-    /// A keyed sealer for many keys on one thread (a batched import's chunk): the KEK's AES key schedule
-    /// is set up once instead of per key. Seals exactly as ``seal(_:for:)``.
+    /// A keyed sealer for many keys on one thread (a batch's chunk): the KEK's AES key schedule is set up
+    /// once instead of per key. Seals exactly as ``seal(_:for:)``.
     final class Sealer {
         private let context: AESGCM.Context
         private var generator = SystemRandomNumberGenerator()
@@ -56,7 +56,13 @@ public final class KeyCustody: Sendable {
 
         func seal(_ key: SecretBytes, for walletId: String) throws -> [UInt8] {
             let words = (generator.next() as UInt64, generator.next() as UInt64)
-            let nonce = withUnsafeBytes(of: words) { Array($0.prefix(AESGCM.nonceSize)) }
+            return try seal(
+                key, nonce: withUnsafeBytes(of: words) { Array($0.prefix(AESGCM.nonceSize)) }, for: walletId)
+        }
+
+        /// `nonce || ciphertext || tag` of `key` for the row of `walletId`, with a nonce the caller drew
+        /// (12 fresh random bytes: the bulk create draws every random byte of a chunk at once).
+        func seal(_ key: SecretBytes, nonce: [UInt8], for walletId: String) throws -> [UInt8] {
             let sealed = try key.withUnsafeBytes { plaintext in
                 try context.seal(plaintext, nonce: nonce, authenticating: Array(walletId.utf8))
             }

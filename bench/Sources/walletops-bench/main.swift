@@ -11,6 +11,8 @@ import Foundation
 ///     walletops-bench stage --home H ...        stages wallets and sessions in a walletops home (StageBench)
 ///     walletops-bench delay-proxy --to HOST:PORT [--port P] [--delay-ms D]   test-only delaying TCP proxy
 ///     walletops-bench import-batch [--batch N] [--batches M]   batched attested imports (ImportWallets)
+///     walletops-bench create [--wallets N] [--batch B] [--parallel P]
+///                                              CreateWallets batches: wallets/s, CPU per wallet, floor
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -44,12 +46,14 @@ do {
     case "stage": print(try await StageBench.run(arguments))
     case "delay-proxy": try DelayProxy.run(arguments)
     case "import-batch": print(try await ImportBench.runBatched(arguments))
+    case "create": print(try await CreateWalletsBench.run(arguments))
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] [--items N] | core [--requests N]"
                     + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
                     + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
+                    + " | create [--wallets N] [--batch B] [--parallel P]"
                     + " | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
         exit(64)
     }

@@ -1,0 +1,77 @@
+import OMSProtocol
+import SQLiteKit
+
+// Bulk wallet rows for `Waas/CreateWallets`: one prepared statement per shape, bound column by column
+// and reused for every row of a batch (no per-row SQL text or value arrays).
+extension SQLiteDatabase {
+    private static let walletByReferenceSQL =
+        "SELECT \(walletColumns) FROM wallets WHERE account_id = ? AND reference = ? ORDER BY seq LIMIT 1"
+
+    /// The first wallet (lowest `seq`) of `account` with `reference`, through the index
+    /// `wallets_by_reference(account_id, reference)`.
+    func wallet(account: String, reference: String) throws -> WalletRecord? {
+        let statement = try cachedStatement(Self.walletByReferenceSQL)
+        defer { statement.reset() }
+        try statement.bind(account, at: 1)
+        try statement.bind(reference, at: 2)
+        guard try statement.step() else { return nil }
+        return Self.walletRecord(statement)
+    }
+
+    /// The wallets `account` already has among `references`, by position.
+    func wallets(account: String, references: [String]) throws -> [Int: WalletRecord] {
+        var found: [Int: WalletRecord] = [:]
+        for (index, reference) in references.enumerated() {
+            if let wallet = try wallet(account: account, reference: reference) { found[index] = wallet }
+        }
+        return found
+    }
+
+    private static let insertWalletSQL =
+        "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
+        + "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    /// Inserts `wallet` unless its account already has a wallet with its reference. Returns the stored
+    /// row, or nil when the reference was taken.
+    ///
+    /// A lookup, then a one-row `INSERT ... VALUES`: an `INSERT ... SELECT ... WHERE NOT EXISTS` would do
+    /// both in one statement, but SQLite gives such a statement a statement journal, which copied every
+    /// page the insert touched to a temporary file (about seven page writes per wallet).
+    ///
+    /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet.
+    func insertWalletUnlessReferenced(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws
+        -> WalletRecord?
+    {
+        if let reference = wallet.reference, try self.wallet(account: wallet.accountId, reference: reference) != nil {
+            return nil
+        }
+        let statement = try cachedStatement(Self.insertWalletSQL)
+        defer { statement.reset() }
+        try statement.bind(wallet.id, at: 1)
+        try statement.bind(project, at: 2)
+        try statement.bind(wallet.accountId, at: 3)
+        try statement.bind(wallet.type.rawValue, at: 4)
+        try statement.bind(wallet.address, at: 5)
+        try statement.bind(wallet.reference, at: 6)
+        try statement.bind(wallet.keyOrigin.rawValue, at: 7)
+        try statement.bind(sealedKey, at: 8)
+        try statement.bind(now, at: 9)
+        do {
+            try statement.step()
+        } catch {
+            // SQLITE_CONSTRAINT on (project_id, address): the address is already held by a wallet.
+            guard error.primaryCode == 19 else { throw error }
+            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
+        }
+        var stored = wallet
+        stored.seq = lastInsertRowID
+        return stored
+    }
+
+    static func walletRecord(_ statement: Statement) -> WalletRecord {
+        WalletRecord(
+            seq: statement.int64(at: 0), id: statement.string(at: 1) ?? "", accountId: statement.string(at: 2) ?? "",
+            type: WalletType(wire: statement.string(at: 3) ?? ""), address: statement.string(at: 4) ?? "",
+            reference: statement.string(at: 5), keyOrigin: KeyOrigin(wire: statement.string(at: 6) ?? ""))
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `jobs/create-wallets.yaml` with 20,000 wallets, SIGKILLed twice mid-run (on the job's own progress:
+/// the size of `<output>.partial`) and resumed: exactly 20,000 wallets, references 1...20000 each once,
+/// the output holding each row once.
+@Suite(.serialized) struct CreateWalletsKillResumeTests {
+    static let count = 20_000
+
+    @Test(.timeLimit(.minutes(10))) func createKilledTwiceAndResumed() throws {
+        let world = try JobsEndToEndTests.JobsWorld(served: false)
+        let output = world.path("wallets.csv")
+        let partial = output + ".partial"
+        // Batches of 500, so the partial file grows in many steps a poll can catch.
+        let arguments = [
+            "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/create-wallets.yaml").path, "--home",
+            world.home.path, "--var", "count=\(Self.count)", "--var", "output=\(output)", "--var", "batch=500",
+            "--var", "core=",
+        ]
+        // A row is about 110 bytes; kill once a quarter, then once half of the references were written.
+        for (round, rows) in [(1, Self.count / 4), (2, Self.count / 2)] {
+            let process = Process()
+            process.executableURL = try BuiltBinary.url()
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.currentDirectoryURL = world.scratch
+            try? FileManager.default.removeItem(atPath: partial)
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            var written = 0
+            while process.isRunning {
+                written = Self.rowsWritten(partial)
+                if written >= rows { break }
+                usleep(5_000)  // a poll interval, not a wait for an outcome
+            }
+            #expect(process.isRunning, "round \(round): the run ended before it could be killed (\(written) rows)")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(!FileManager.default.fileExists(atPath: output), "round \(round): no output before the end")
+            print("round \(round): killed with \(written) rows in \(partial)")
+        }
+
+        let final = try BuiltBinary.run(arguments, directory: world.scratch)
+        #expect(final.status == 0, "\(final)")
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        let rows = JobsEndToEndTests.parseCSV(world.read("wallets.csv"))
+        #expect(rows.count == Self.count)
+        #expect(
+            rows.map { $0["reference"] ?? "" } == (1...Self.count).map { "wallet-\($0)" },
+            "each reference once, in order")
+        #expect(Set(rows.map { $0["wallet_id"] ?? "" }).count == Self.count, "each row its own wallet")
+        #expect(Set(rows.map { $0["address"] ?? "" }).count == Self.count)
+        // The core holds exactly these wallets: nothing made twice by the killed runs.
+        let list = try BuiltBinary.run(["wallet", "list", "--home", world.home.path, "--format", "csv"])
+        #expect(list.status == 0, "\(list)")
+        let listed = JobsEndToEndTests.parseCSV(list.standardOutput)
+        #expect(listed.count == Self.count, "exactly \(Self.count) wallets")
+        #expect(Set(listed.map { $0["id"] ?? "" }) == Set(rows.map { $0["wallet_id"] ?? "" }))
+        #expect(Set(listed.map { $0["reference"] ?? "" }).count == Self.count, "no reference twice in the core")
+    }
+
+    /// About how many rows the partial output holds so far, from its size (a row is 100-110 bytes), so a
+    /// poll costs a stat, not a read of the file.
+    static func rowsWritten(_ path: String) -> Int {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        return size / 110
+    }
+}
