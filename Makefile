@@ -18,7 +18,11 @@ build: bootstrap
 test: bootstrap format-check
 	scripts/python-oracles.sh
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	WALLETOPS_TEST_PASSWORD=pässword $(SWIFT) test $(SWIFT_FLAGS)
+	# Two processes: the command-line suites wait on child processes (walletops runs, SIGKILL tests) and
+	# can hold every cooperative thread of a 2-core machine for minutes, which starves the timers and
+	# servers of the in-process suites when they share a process.
+	WALLETOPS_TEST_PASSWORD=pässword $(SWIFT) test $(SWIFT_FLAGS) --skip WalletOpsCLITests
+	WALLETOPS_TEST_PASSWORD=pässword $(SWIFT) test $(SWIFT_FLAGS) --filter WalletOpsCLITests
 
 ## make demo: a fresh demo home, sign in, seed-demo, the four jobs on the example inputs (docs/jobs.md).
 demo: bootstrap

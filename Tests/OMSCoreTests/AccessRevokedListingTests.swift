@@ -35,6 +35,7 @@ import WalletCrypto
         let kept = try await world.authorize(remote).sessionId
         let gone = try await world.authorize(remote).sessionId
         _ = try await world.send(remote, session: gone, value: "400")
+        let beforeRevoking = world.now
         for (target, session) in [(remote.signer!.credentialId, gone), (secondAuth.credential.credentialId, nil)] {
             _ = try await world.owner.call(
                 .revokeAccess,
@@ -57,7 +58,8 @@ import WalletCrypto
                 ])
             #expect(all.map { $0.revokedAt != nil } == [false, true, false, true])
             let revokedAt = try #require(all[3].revokedAt.flatMap(RFC3339.parse))
-            #expect(abs(revokedAt - world.now) < 120)
+            // Between the revocation request and now (a loaded machine may take minutes to get here).
+            #expect(revokedAt >= beforeRevoking && revokedAt <= world.now)
         }
         #expect(try await listAll(world, includeRevoked: true, type: .remote).map(\.sessionId) == [kept, gone])
 
