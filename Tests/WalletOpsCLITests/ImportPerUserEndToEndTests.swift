@@ -96,7 +96,7 @@ import Testing
         let reasons = rejects.map { "\($0["source"]!) \($0["reason"]!.prefix { $0 != ":" }) \($0["error_class"]!)" }
         #expect(
             reasons == [
-                "5 duplicateKey duplicate", "8 duplicateKey duplicate", "9 notHex validation",
+                "5 duplicateKey duplicate", "8 duplicateKey duplicate", "9 wrongLength validation",
                 "10 missingSubject validation",
             ], "\(rejects)")
         let missing = rejects.first { $0["source"] == "10" }?["reason"] ?? ""
@@ -151,6 +151,12 @@ import Testing
             outputs: [result, again, operatorWallets])
     }
 
+    /// The run report named on a run's last stdout line (`report: PATH`), where a failed step's error is.
+    static func report(_ result: CLIResult) throws -> String {
+        let line = try #require(result.standardOutput.split(separator: "\n").last { $0.hasPrefix("report: ") })
+        return try String(contentsOfFile: String(line.dropFirst("report: ".count)), encoding: .utf8)
+    }
+
     @Test func refusesInputsWithoutSubjectsAndInlineKeys() throws {
         let world = try JobsEndToEndTests.JobsWorld(served: false)
         let secrets = try SecretsDirectory()
@@ -166,14 +172,18 @@ import Testing
         ]
         // No subject column: the run stops before any sign-in, naming the file.
         let noColumn = try world.run("jobs/import-keys.yaml", base)
-        #expect(noColumn.status != 0 && noColumn.status != 1, "\(noColumn)")
-        let noColumnText = noColumn.standardOutput + noColumn.standardError
-        #expect(noColumnText.contains("input \(input): per-user mode (user_issuer) needs a subject column"), "\(noColumn)")
+        #expect(noColumn.status == 1 && noColumn.standardOutput.contains("import  failed"), "\(noColumn)")
+        let noColumnText = try Self.report(noColumn)
+        #expect(
+            noColumnText.contains("input \(input): per-user mode (user_issuer) needs a subject column"), "\(noColumn)")
         #expect(!FileManager.default.fileExists(atPath: world.path("imported.csv")))
-        #expect(try Self.query(world, "SELECT count(*) FROM accounts WHERE issuer = '\(Self.issuer)'").first?.first == .integer(0))
+        #expect(
+            try Self.query(world, "SELECT count(*) FROM accounts WHERE issuer = '\(Self.issuer)'").first?.first
+                == .integer(0))
 
         // A directory format has no subjects.
-        let directory = try world.run("jobs/import-keys.yaml", base.merging(["format": "raw-dir", "type": "ethereum"]) { $1 })
+        let directory = try world.run(
+            "jobs/import-keys.yaml", base.merging(["format": "raw-dir", "type": "ethereum"]) { $1 })
         #expect(directory.status != 0 && directory.status != 1, "\(directory)")
         #expect((directory.standardOutput + directory.standardError).contains("not format raw-dir"), "\(directory)")
 
@@ -189,10 +199,13 @@ import Testing
         let untrusted = try world.run(
             "jobs/import-keys.yaml",
             base.merging(["input": input, "user_issuer": "https://other.example"]) { $1 })
-        #expect(untrusted.status != 0, "\(untrusted)")
+        #expect(untrusted.status == 1 && untrusted.standardOutput.contains("import  failed"), "\(untrusted)")
+        let untrustedText = try Self.report(untrusted)
         #expect(
-            (untrusted.standardOutput + untrusted.standardError).contains(
-                "does not trust user_issuer https://other.example"), "\(untrusted)")
+            untrustedText.contains(
+                "does not trust user_issuer https://other.example: walletops core trust-issuer --issuer https://other.example"
+            ),
+            "\(untrustedText)")
 
         try JobsEndToEndTests.expectNoSecrets(
             keys: keys, passwords: try Self.pemLines(pem), in: [world.scratch],

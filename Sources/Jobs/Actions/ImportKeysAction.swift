@@ -179,7 +179,8 @@ public struct ImportKeysAction: Action {
             guard trusted.contains(audience) else {
                 throw ActionError.permanent(
                     "project \(session.credential.projectId) does not trust user_issuer \(perUser.issuer) with audience "
-                        + "\(audience)\(trusted.isEmpty ? "" : " (trusted: \(trusted.joined(separator: ", ")))"): \(setUp)")
+                        + "\(audience)\(trusted.isEmpty ? "" : " (trusted: \(trusted.joined(separator: ", ")))"): \(setUp)"
+                )
             }
             return audience
         }

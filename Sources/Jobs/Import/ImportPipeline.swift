@@ -94,7 +94,8 @@ struct ImportPipeline {
             }
             let items = pending.map {
                 ImportRequestItem(
-                    secret: batch.rows[$0].secret!, reference: batch.rows[$0].reference, subject: batch.rows[$0].subject)
+                    secret: batch.rows[$0].secret!, reference: batch.rows[$0].reference, subject: batch.rows[$0].subject
+                )
             }
             let replies: [ImportItemReply]
             do {
