@@ -99,7 +99,11 @@ import Testing
                 "5 duplicateKey duplicate", "8 duplicateKey duplicate", "9 wrongLength validation",
                 "10 missingSubject validation",
             ], "\(rejects)")
-        let missing = rejects.first { $0["source"] == "10" }?["reason"] ?? ""
+        let reason = { (source: String) in rejects.first { $0["source"] == source }?["reason"] ?? "" }
+        // Row 5: the core refused alice's address for bob (held outside bob's account); row 8: the window.
+        #expect(reason("5").contains("already a wallet outside this account"), "\(reason("5"))")
+        #expect(reason("8") == "duplicateKey: the same key as 7")
+        let missing = reason("10")
         #expect(missing.contains("row 10 of \(input)"), "\(missing)")
 
         // Every wallet is in its subject's account (the core's own tables, read-only).

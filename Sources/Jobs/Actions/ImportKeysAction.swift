@@ -17,7 +17,9 @@ import WalletCrypto
 /// concurrency (``ImportBatcher``). The core is the checkpoint: a key whose address is already a wallet
 /// with the row's reference is the same import (success); held by another wallet, it is a duplicate.
 /// Outputs go to `.partial` files in source order, renamed at the end; a resumed run rewrites them
-/// whole, so each row appears once.
+/// whole, so each row appears once. In the per-user mode (``PerUser``) each row's key goes into the
+/// account of its `subject` (``ImportTransport/perUser(signIn:verifier:gate:subjectsInParallel:setUpHint:)``);
+/// everything else is the same.
 public struct ImportKeysAction: Action {
     /// The input formats (public contract names).
     public enum Format: String, Sendable, CaseIterable {
