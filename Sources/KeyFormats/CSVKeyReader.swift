@@ -24,6 +24,8 @@ public final class CSVKeyReader {
         case reference
         case type
         case expectedAddress = "expected_address"
+        /// The user whose account receives the row's key (the import job's per-user mode).
+        case subject
 
         /// The index of this column's cell buffer.
         var slot: Int {
@@ -32,6 +34,7 @@ public final class CSVKeyReader {
             case .reference: 1
             case .type: 2
             case .expectedAddress: 3
+            case .subject: 4
             }
         }
     }
@@ -125,6 +128,7 @@ public final class CSVKeyReader {
             return CSVKeyRow(
                 row: rowCount, line: recordLine, file: path, privateKey: key,
                 reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),
+                subject: text(.subject),
                 problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
         }
     }

@@ -17,6 +17,8 @@ public struct CSVKeyRow: Sendable {
     public let type: String?
     /// The `expected_address` cell; nil when absent or empty.
     public let expectedAddress: String?
+    /// The `subject` cell (the user whose account receives the key); nil when absent or empty.
+    public let subject: String?
     /// A structural problem of this row (ragged, malformed quote, oversize cell), which refuses it.
     public let problem: KeyFormatError?
 
@@ -36,7 +38,7 @@ public struct CSVKeyRow: Sendable {
     /// `expected_address` to check (see ``ValidatedSecret``).
     public func validated(defaultType: KeyType?) -> SecretRecord {
         SecretRecord(
-            source: source, file: file, line: line, reference: reference,
+            source: source, file: file, line: line, reference: reference, subject: subject,
             result: Result { () throws(KeyFormatError) -> ValidatedSecret in
                 let keyType = try checkCells(defaultType: defaultType)
                 let secret = try KeyParser.validate(privateKey, type: keyType, encoding: .text)

@@ -9,18 +9,21 @@ public struct SecretRecord: Sendable {
     public let line: Int?
     /// The wallet reference: the `reference` cell, or the file name without its extension; nil when absent.
     public let reference: String?
+    /// The `subject` cell of a CSV row (the user whose account receives the key); nil when absent.
+    public let subject: String?
     /// The validated secret, or why the record was refused (located at `source`, `file`, `line`).
     public let result: Result<ValidatedSecret, KeyFormatError>
 
     /// A record; `result`'s error should already be located.
     public init(
-        source: String, file: String, line: Int? = nil, reference: String?,
+        source: String, file: String, line: Int? = nil, reference: String?, subject: String? = nil,
         result: Result<ValidatedSecret, KeyFormatError>
     ) {
         self.source = source
         self.file = file
         self.line = line
         self.reference = reference
+        self.subject = subject
         self.result = result
     }
 

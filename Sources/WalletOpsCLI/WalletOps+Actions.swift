@@ -68,6 +68,21 @@ extension ActionRegistry {
                 }
                 type = parsed
             }
+            var perUser: ImportKeysAction.PerUser?
+            if let issuer = try request.text("user_issuer"), !issuer.isEmpty {
+                do {
+                    perUser = try ImportKeysAction.PerUser(
+                        issuer: issuer, audience: try request.text("user_audience"),
+                        keyFile: try request.text("user_key_file") ?? "", keyID: try request.text("user_key_id") ?? "")
+                } catch let error as JobsError {
+                    throw CLIError.usage("step '\(request.step.id)': \(error.message)")
+                }
+                guard format == .hexCSV || format == .base58CSV else {
+                    throw CLIError.usage(
+                        "step '\(request.step.id)': per-user mode (user_issuer) needs a CSV input with a subject "
+                            + "column, not format \(format.rawValue)")
+                }
+            }
             return ImportKeysAction(
                 .init(
                     input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
@@ -75,7 +90,7 @@ extension ActionRegistry {
                     referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
                     concurrency: try request.integer("concurrency") ?? 8,
                     batchSize: try request.integer("batch") ?? 1000, coreURL: try request.coreURL(),
-                    attestationRoot: try request.text("attestation_root")))
+                    attestationRoot: try request.text("attestation_root"), perUser: perUser))
         }
         register("jobs.revoke-sweep") { request in
             let step = request.step.id

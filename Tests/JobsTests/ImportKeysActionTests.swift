@@ -209,6 +209,40 @@ import WalletCrypto
         #expect(inside.state.withLock { $0.most } == 1)
     }
 
+    /// The per-subject gate: one holder per key at a time, whatever the interleaving, and no entry left
+    /// for an idle key (memory follows the requests in flight, not the subjects seen).
+    @Test func theKeyedGateLetsOneHolderPerKeyInAtATime() async throws {
+        let gate = KeyedSerialGate()
+        let keys = ["alice", "bob", "carol"]
+        let counts = KeyedOccupancy()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<60 {
+                let key = keys[index % keys.count]
+                group.addTask {
+                    try await gate.withPermit(key) {
+                        counts.inside.withLock {
+                            let now = ($0[key]?.now ?? 0) + 1
+                            $0[key] = (now, max(now, $0[key]?.most ?? 0))
+                        }
+                        await Task.yield()
+                        counts.inside.withLock { $0[key]!.now -= 1 }
+                        counts.entered.withLock { $0 += 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counts.entered.withLock { $0 } == 60)
+        #expect(counts.inside.withLock { state in keys.map { state[$0]?.most ?? 0 } } == [1, 1, 1])
+        #expect(gate.activeKeys == 0)
+    }
+
+    /// Per key: holders inside now and the most at once; and how many entered in all.
+    final class KeyedOccupancy: Sendable {
+        let inside = Mutex([String: (now: Int, most: Int)]())
+        let entered = Mutex(0)
+    }
+
     /// How many holders are inside the gate now, and the most at once.
     final class Occupancy: Sendable {
         let state = Mutex((now: 0, most: 0))

@@ -17,6 +17,20 @@ import WalletCrypto
         return records
     }
 
+    @Test func theSubjectColumnIsKeptPerRow() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let k = (0..<3).map { _ in Self.hexKey() }
+        let path = try dir.write(
+            "users.csv", "private_key, Subject ,notes\n\(k[0].hex),alice,x\n\(k[1].hex),,y\n\(k[2].hex),\"b, ob\",z\n")
+        let reader = try CSVKeyReader(path: path, defaultType: .ethereum)
+        #expect(reader.header == ["private_key", "subject", "notes"])
+        var records: [SecretRecord] = []
+        while let record = try reader.nextSecret() { records.append(record) }
+        #expect(records.map(\.subject) == ["alice", nil, "b, ob"])
+        #expect(records.allSatisfy { (try? $0.result.get()) != nil })
+    }
+
     @Test func quotingCRLFBOMAndBlankLines() throws {
         let dir = try TestDirectory()
         defer { dir.remove() }

@@ -17,7 +17,9 @@ import WalletCrypto
 /// concurrency (``ImportBatcher``). The core is the checkpoint: a key whose address is already a wallet
 /// with the row's reference is the same import (success); held by another wallet, it is a duplicate.
 /// Outputs go to `.partial` files in source order, renamed at the end; a resumed run rewrites them
-/// whole, so each row appears once.
+/// whole, so each row appears once. In the per-user mode (``PerUser``) each row's key goes into the
+/// account of its `subject` (``ImportTransport/perUser(signIn:verifier:gate:subjectsInParallel:setUpHint:)``);
+/// everything else is the same.
 public struct ImportKeysAction: Action {
     /// The input formats (public contract names).
     public enum Format: String, Sendable, CaseIterable {
@@ -26,6 +28,48 @@ public struct ImportKeysAction: Action {
         case keystoreDirectory = "keystore-dir"
         case solanaJSONDirectory = "solana-json-dir"
         case rawDirectory = "raw-dir"
+    }
+
+    /// The per-user mode (docs/jobs.md "Per-user mode"): each row's key goes into the account of the
+    /// row's `subject`, signed in with an ID token of an app-owned issuer the project trusts.
+    public struct PerUser: Sendable {
+        /// The issuer (the tokens' `iss`), exactly as `walletops core trust-issuer --issuer` trusted it.
+        public var issuer: String
+        /// The tokens' `aud`; nil: the audience the embedded core trusts `issuer` with.
+        public var audience: String?
+        /// The path of the issuer's PKCS#8 PEM signing key (never the key itself).
+        public var keyFile: String
+        /// The `kid` the project trusts the key under.
+        public var keyID: String
+
+        /// A per-user setting.
+        ///
+        /// - Throws: `JobsError.invalidInput` when the issuer, key file or kid is empty, or when `keyFile`
+        ///   holds PEM text instead of a path (the message never repeats the value).
+        public init(issuer: String, audience: String?, keyFile: String, keyID: String) throws {
+            guard !issuer.isEmpty else { throw JobsError(.invalidInput, "per-user mode needs user_issuer") }
+            guard !keyFile.isEmpty else {
+                throw JobsError(.invalidInput, "per-user mode needs user_key_file (the issuer's PEM signing key file)")
+            }
+            guard !Self.looksLikeKeyText(keyFile) else {
+                throw JobsError(
+                    .invalidInput,
+                    "user_key_file must be the path of a PEM file, not the key itself (the value is not shown)")
+            }
+            guard !keyID.isEmpty else {
+                throw JobsError(.invalidInput, "per-user mode needs user_key_id (the kid the project trusts)")
+            }
+            self.issuer = issuer
+            self.audience = audience.flatMap { $0.isEmpty ? nil : $0 }
+            self.keyFile = keyFile
+            self.keyID = keyID
+        }
+
+        /// PEM text (a `-----BEGIN` line or a line break) where a path belongs.
+        static func looksLikeKeyText(_ value: String) -> Bool {
+            value.contains("-----BEGIN") || value.contains("-----END") || value.contains("\n")
+                || value.contains("\r")
+        }
     }
 
     /// What to import.
@@ -47,12 +91,14 @@ public struct ImportKeysAction: Action {
         public var coreURL: URL?
         /// The development attestation root to pin (default: the home's `attestation-root.pem`).
         public var attestationRoot: String?
+        /// The per-user mode; nil: every key goes into the signed-in account.
+        public var perUser: PerUser?
 
         /// Creates a configuration.
         public init(
             input: String, format: Format, type: KeyType?, passwords: PasswordSource?, output: String,
             rejects: String, referencePrefix: String = "import", concurrency: Int = 8, batchSize: Int = 1000,
-            coreURL: URL? = nil, attestationRoot: String? = nil
+            coreURL: URL? = nil, attestationRoot: String? = nil, perUser: PerUser? = nil
         ) {
             self.input = input
             self.format = format
@@ -65,6 +111,7 @@ public struct ImportKeysAction: Action {
             self.batchSize = max(1, batchSize)
             self.coreURL = coreURL
             self.attestationRoot = attestationRoot
+            self.perUser = perUser
         }
     }
 
@@ -84,22 +131,92 @@ public struct ImportKeysAction: Action {
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
         let verifier = try session.attestationVerifier(rootPEMPath: configuration.attestationRoot)
-        let transport = ImportTransport.automatic(client: session.client, verifier: verifier)
+        guard let perUser = configuration.perUser else {
+            return try await run(
+                transport: ImportTransport.automatic(client: session.client, verifier: verifier), context: context)
+        }
+        try Self.checkPerUserFormat(configuration)
+        let audience = try await Self.audience(perUser, session: session)
+        let issuer = try AppIssuer(
+            issuer: perUser.issuer, audience: audience, keyID: perUser.keyID, pemFile: perUser.keyFile)
+        let signIn = SubjectSignIn(
+            issuer: issuer, connection: session.connection,
+            publishableKey: try PublishableKey(session.credential.publishableKey))
+        let hint =
+            "does the project trust user_issuer \(perUser.issuer) with audience \(audience) and kid \(perUser.keyID)? "
+            + "(walletops core trust-issuer --issuer \(perUser.issuer) --audience \(audience) "
+            + "--jwks-from-pem <user_key_file> --kid \(perUser.keyID))"
+        let transport = ImportTransport.perUser(
+            signIn: signIn, verifier: verifier, gate: KeyedSerialGate(),
+            subjectsInParallel: configuration.concurrency, setUpHint: hint)
         return try await run(transport: transport, context: context)
+    }
+
+    /// Per-user mode reads the subject of each row: CSV input only.
+    static func checkPerUserFormat(_ configuration: Configuration) throws {
+        guard configuration.perUser != nil, configuration.format != .hexCSV, configuration.format != .base58CSV
+        else { return }
+        throw ActionError.permanent(
+            "per-user mode (user_issuer) needs a CSV input with a subject column: format \(configuration.format.rawValue) "
+                + "has no per-row subject; import each user's directory in the shared mode instead")
+    }
+
+    /// The tokens' audience: `user_audience`, else the one audience the embedded core trusts the issuer
+    /// with. Against the embedded core, an issuer the project does not trust (with that audience) ends
+    /// the run before any sign-in.
+    static func audience(_ perUser: PerUser, session: JobSession) async throws -> String {
+        guard let service = session.connection.service else {
+            guard let audience = perUser.audience else {
+                throw ActionError.permanent(
+                    "per-user mode against a served core needs user_audience (the --audience given to "
+                        + "walletops core trust-issuer for \(perUser.issuer))")
+            }
+            return audience
+        }
+        let trusted = try await service.trustedAudiences(project: session.credential.projectId, issuer: perUser.issuer)
+        let setUp =
+            "walletops core trust-issuer --issuer \(perUser.issuer) --audience AUD --jwks-from-pem <user_key_file> "
+            + "--kid \(perUser.keyID)"
+        if let audience = perUser.audience {
+            guard trusted.contains(audience) else {
+                throw ActionError.permanent(
+                    "project \(session.credential.projectId) does not trust user_issuer \(perUser.issuer) with audience "
+                        + "\(audience)\(trusted.isEmpty ? "" : " (trusted: \(trusted.joined(separator: ", ")))"): \(setUp)"
+                )
+            }
+            return audience
+        }
+        switch trusted.count {
+        case 1: return trusted[0]
+        case 0:
+            throw ActionError.permanent(
+                "project \(session.credential.projectId) does not trust user_issuer \(perUser.issuer): \(setUp)")
+        default:
+            throw ActionError.permanent(
+                "user_issuer \(perUser.issuer) is trusted with several audiences (\(trusted.joined(separator: ", "))): "
+                    + "set user_audience")
+        }
     }
 
     /// The run with `transport` (tests give a fake core).
     func run(transport: ImportTransport, context: ActionContext?) async throws -> ActionResult {
+        try Self.checkPerUserFormat(configuration)
         let source: ImportRowSource
         do {
             source = try ImportRowSource(configuration)
         } catch let error as KeyFormatError {
             throw ActionError.permanent("input \(configuration.input): \(error)")
         }
+        if configuration.perUser != nil && !source.hasSubjectColumn {
+            throw ActionError.permanent(
+                "input \(configuration.input): per-user mode (user_issuer) needs a subject column in the header "
+                    + "(the user whose account receives each row's key); nothing was imported")
+        }
         let writer = try ImportOutputWriter(output: configuration.output, rejects: configuration.rejects)
         let pipeline = ImportPipeline(
             batchSize: configuration.batchSize, parallel: configuration.concurrency,
-            referencePrefix: configuration.referencePrefix, transport: transport,
+            referencePrefix: configuration.referencePrefix, requiresSubject: configuration.perUser != nil,
+            transport: transport,
             progress: { rows in Self.reportProgress(rows: rows, context: context) })
         let summary: ImportPipeline.Summary
         do {

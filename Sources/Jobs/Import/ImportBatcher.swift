@@ -20,13 +20,18 @@ import KeyFormats
 struct ImportBatcher {
     /// References of CSV rows without one: `<prefix>-<row>`.
     let referencePrefix: String
+    /// Per-user mode: a row without a subject is rejected (and holds no key in the window).
+    let requiresSubject: Bool
     private let fingerprinter = SecretFingerprinter()
     /// The first source of every key of the batches in flight.
     private var window: [SecretFingerprint: String] = [:]
     /// The index of the next batch.
     private(set) var nextIndex = 0
 
-    init(referencePrefix: String) { self.referencePrefix = referencePrefix }
+    init(referencePrefix: String, requiresSubject: Bool = false) {
+        self.referencePrefix = referencePrefix
+        self.requiresSubject = requiresSubject
+    }
 
     /// The number of keys in the window.
     var windowCount: Int { window.count }
@@ -42,6 +47,11 @@ struct ImportBatcher {
             let reference =
                 record.reference.flatMap { $0.isEmpty ? nil : $0 } ?? "\(referencePrefix)-\(record.source)"
             switch record.result {
+            case .success where requiresSubject && record.subject == nil:
+                rows.append(
+                    ImportRow(
+                        source: record.source, reference: reference, secret: nil,
+                        reject: .missingSubject(source: record.source, file: record.file)))
             case .success(let secret):
                 let fingerprint = fingerprinter.fingerprint(secret)
                 if let first = window[fingerprint] {
@@ -52,7 +62,10 @@ struct ImportBatcher {
                 } else {
                     window[fingerprint] = record.source
                     fingerprints.append(fingerprint)
-                    rows.append(ImportRow(source: record.source, reference: reference, secret: secret, reject: nil))
+                    rows.append(
+                        ImportRow(
+                            source: record.source, reference: reference, subject: record.subject, secret: secret,
+                            reject: nil))
                 }
             case .failure(let error):
                 rows.append(

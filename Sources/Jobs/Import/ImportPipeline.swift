@@ -13,6 +13,8 @@ struct ImportPipeline {
     /// Batches between reading and writing (in flight, or settled and waiting for an earlier one).
     let parallel: Int
     let referencePrefix: String
+    /// Per-user mode: rows need a subject.
+    var requiresSubject = false
     let transport: ImportTransport
     /// Called after each batch is written, with the rows done so far (imported + rejected).
     let progress: @Sendable (_ rowsDone: Int) -> Void
@@ -29,7 +31,7 @@ struct ImportPipeline {
 
     /// Imports everything `source` yields, writing through `writer`.
     func run(source: ImportRowSource, writer: ImportOutputWriter) async throws -> Summary {
-        var batcher = ImportBatcher(referencePrefix: referencePrefix)
+        var batcher = ImportBatcher(referencePrefix: referencePrefix, requiresSubject: requiresSubject)
         var formed: [Int: ImportBatch] = [:]
         var settled: [Int: [ImportRowOutcome]] = [:]
         var nextToWrite = 0
@@ -91,7 +93,9 @@ struct ImportPipeline {
                 try await Task.sleep(for: delay)
             }
             let items = pending.map {
-                ImportRequestItem(secret: batch.rows[$0].secret!, reference: batch.rows[$0].reference)
+                ImportRequestItem(
+                    secret: batch.rows[$0].secret!, reference: batch.rows[$0].reference, subject: batch.rows[$0].subject
+                )
             }
             let replies: [ImportItemReply]
             do {

@@ -7,6 +7,8 @@ struct ImportRow: Sendable {
     let source: String
     /// The wallet reference: the row's, else `<prefix>-<row>` (CSV) or the file name (directories).
     let reference: String
+    /// The user whose account receives the key (per-user mode); nil otherwise.
+    var subject: String? = nil
     /// The secret to import; nil for a rejected row.
     let secret: ValidatedSecret?
     /// Why the row is rejected; nil for a row to import.
@@ -23,6 +25,15 @@ struct ImportReject: Sendable, Equatable {
     /// A later row with the key of `first`, caught in the window of batches in flight.
     static func duplicate(of first: String) -> ImportReject {
         ImportReject(reason: "duplicateKey: the same key as \(first)", errorClass: "duplicate")
+    }
+
+    /// A per-user row without a subject: it names the file and the row (never the key).
+    static func missingSubject(source: String, file: String) -> ImportReject {
+        ImportReject(
+            reason:
+                "missingSubject: row \(source) of \(file) has no subject (per-user mode: user_issuer is set, "
+                + "so every row needs the subject whose account receives its key)",
+            errorClass: "validation")
     }
 }
 

@@ -45,6 +45,12 @@ final class ImportRowSource {
         }
     }
 
+    /// Whether the input names a subject per row (a CSV header with `subject`; directories never do).
+    var hasSubjectColumn: Bool {
+        guard case .csv(let reader) = kind else { return false }
+        return reader.header.contains(CSVKeyReader.Column.subject.rawValue)
+    }
+
     /// Up to `count` next records in input order; empty at the end.
     ///
     /// - Throws: `KeyFormatError` for a problem that ends the input (a read error, an unclosed quote).

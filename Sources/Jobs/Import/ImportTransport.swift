@@ -6,6 +6,8 @@ import Synchronization
 struct ImportRequestItem: Sendable {
     let secret: ValidatedSecret
     let reference: String
+    /// The user whose account receives the key (per-user mode); nil: the job's own account.
+    var subject: String? = nil
 
     /// The wire network family of the secret's type.
     var networkFamily: NetworkFamily { secret.type == .ethereum ? .evm : .solana }
@@ -39,29 +41,34 @@ struct ImportTransport: Sendable {
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
         let gate = SerialGate()
         return ImportTransport { items in
-            var replies: [ImportItemReply] = []
-            replies.reserveCapacity(items.count)
-            var start = 0
-            while start < items.count {
-                let end = min(items.count, start + ImportWalletsRequest.maxWallets)
-                let chunk = items[start..<end].map { item in
-                    ImportItem(
-                        privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
-                }
-                let results = try await gate.withPermit {
-                    try await client.importWallets(chunk, verifier: verifier)
-                }
-                for result in results {
-                    switch result {
-                    case .imported(let wallet): replies.append(.imported(wallet))
-                    case .alreadyImported(let wallet): replies.append(.alreadyImported(wallet))
-                    case .failed(let error): replies.append(.failed(error))
-                    }
-                }
-                start = end
+            try await importChunks(items) { chunk in
+                try await gate.withPermit { try await client.importWallets(chunk, verifier: verifier) }
             }
-            return replies
         }
+    }
+
+    /// `items` as `Waas/ImportWallets` calls of at most 1,000 keys (`call`, in order), answered per item.
+    static func importChunks(
+        _ items: [ImportRequestItem], call: ([ImportItem]) async throws -> [ImportItemResult]
+    ) async throws -> [ImportItemReply] {
+        var replies: [ImportItemReply] = []
+        replies.reserveCapacity(items.count)
+        var start = 0
+        while start < items.count {
+            let end = min(items.count, start + ImportWalletsRequest.maxWallets)
+            let chunk = items[start..<end].map { item in
+                ImportItem(privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
+            }
+            for result in try await call(chunk) {
+                switch result {
+                case .imported(let wallet): replies.append(.imported(wallet))
+                case .alreadyImported(let wallet): replies.append(.alreadyImported(wallet))
+                case .failed(let error): replies.append(.failed(error))
+                }
+            }
+            start = end
+        }
+        return replies
     }
 
     /// ``batched(client:verifier:)``, or ``singleKey(client:verifier:directory:)`` for the rest of the

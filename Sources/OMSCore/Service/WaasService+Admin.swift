@@ -121,6 +121,12 @@ extension WaasService {
         }
     }
 
+    /// The audiences `issuer` is trusted with in `project` (empty when it is not trusted), so a client of
+    /// the embedded core can default the `aud` of the tokens it mints (the import job's per-user mode).
+    public func trustedAudiences(project: String, issuer: String) async throws -> [String] {
+        try await store.read { db in try db.trustedIssuer(project: project, issuer: issuer).map(\.audience).sorted() }
+    }
+
     /// Replaces the ID-token signing key; the previous key stays in the JWKS (`core rotate-signing-key`).
     public func rotateSigningKey() async throws -> String {
         let now = clock.now()

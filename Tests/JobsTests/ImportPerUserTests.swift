@@ -1,0 +1,60 @@
+import Foundation
+import KeyFormats
+import OMSCore
+import OMSProtocol
+import Runner
+import Testing
+
+@testable import Jobs
+
+/// The per-user transport on a real embedded core: many subjects spread over concurrent batches, each
+/// subject's keys in its own account through one sign-in, the first row of a key winning across subjects.
+@Suite struct ImportPerUserTests {
+    @Test(arguments: [(batch: 7, parallel: 4), (batch: 40, parallel: 2)])
+    func subjectsAcrossConcurrentBatchesSignInOnceAndKeepTheirKeys(batch: Int, parallel: Int) async throws {
+        let (issuer, _) = try SubjectSignInTests.ecIssuer()
+        let world = try await SubjectSignInTests.World(trusting: [issuer])
+        defer { world.remove() }
+        let directory = try ImportKeysActionTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 12 subjects x 6 rows, interleaved, so every batch holds several subjects and a subject spans
+        // batches in flight at once; rows 73 and 74 repeat the keys of rows 1 and 2 for other subjects.
+        let subjects = (1...12).map { "user-\($0)" }
+        var rows: [(key: String, subject: String)] = (0..<72).map { index in
+            (String(format: "%064x", (index + 1) * 104_729), subjects[index % subjects.count])
+        }
+        rows.append((rows[0].key, "user-5"))
+        rows.append((rows[1].key, "user-9"))
+        let input = directory.appendingPathComponent("users.csv").path
+        try Data(("private_key,subject\n" + rows.map { "\($0.key),\($0.subject)\n" }.joined()).utf8).write(
+            to: URL(fileURLWithPath: input))
+        var configuration = ImportKeysActionTests.configuration(
+            input, output: directory.appendingPathComponent("out.csv").path,
+            rejects: directory.appendingPathComponent("rej.csv").path, parallel: parallel, batch: batch)
+        configuration.perUser = try ImportKeysAction.PerUser(
+            issuer: issuer.issuer, audience: issuer.audience, keyFile: "app.pem", keyID: issuer.keyID)
+        let signIn = SubjectSignIn(issuer: issuer, connection: world.connection, publishableKey: world.publishableKey)
+        let rootPEM = try String(contentsOf: world.home.attestationRootURL, encoding: .utf8)
+        let transport = ImportTransport.perUser(
+            signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
+            gate: KeyedSerialGate(), subjectsInParallel: parallel, setUpHint: "trust the issuer")
+        let action = ImportKeysAction(configuration)
+        let context: ActionContext? = nil
+        await #expect(throws: (any Error).self, "two duplicates: rejected rows") {
+            try await action.run(transport: transport, context: context)
+        }
+        let output = CSVFile.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
+        let rejects = CSVFile.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
+        #expect(output.map { $0[0] } == (1...72).map(String.init))
+        #expect(rejects.map { $0[0] } == ["73", "74"])
+        #expect(rejects.allSatisfy { $0[1].hasPrefix("duplicateKey: ") && $0[2] == "duplicate" })
+        #expect(await signIn.signInCount == 12, "one sign-in per subject")
+        for subject in subjects {
+            let wallets = try await CoreConnection.allWallets(try await signIn.client(for: subject))
+            let expected = output.filter { rows[Int($0[0])! - 1].subject == subject }.map { $0[2] }
+            #expect(Set(wallets.map(\.id)) == Set(expected), "\(subject)")
+            #expect(wallets.count == 6)
+        }
+        #expect(await signIn.signInCount == 12, "cached: no new sign-in")
+    }
+}
