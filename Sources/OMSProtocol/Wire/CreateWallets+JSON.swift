@@ -76,30 +76,40 @@ extension CreateWalletsResponse {
     }
 
     private static func entry(_ scanner: inout ReplyScanner, index: Int) throws(ReplyError) -> CreatedWallet {
+        // Plain locals, not a dictionary of fields: no hashing or storage per entry.
         var created: Bool?
-        var fields: [String: String] = [:]
+        var id: String?
+        var address: String?
+        var family: String?
+        var origin: String?
+        var type: String?
+        var reference: String?
         try scanner.object { (scanner, key) throws(ReplyError) in
             switch key {
             case "created": created = try scanner.bool()
             case "wallet":
                 try scanner.object { (scanner, key) throws(ReplyError) in
                     switch key {
-                    case "id", "address", "networkFamily", "keyOrigin", "type", "reference":
-                        if let value = try scanner.optionalString() { fields[key] = value }
+                    case "id": id = try scanner.optionalString() ?? id
+                    case "address": address = try scanner.optionalString() ?? address
+                    case "networkFamily": family = try scanner.optionalString() ?? family
+                    case "keyOrigin": origin = try scanner.optionalString() ?? origin
+                    case "type": type = try scanner.optionalString() ?? type
+                    case "reference": reference = try scanner.optionalString() ?? reference
                     default: try scanner.skipValue()
                     }
                 }
             default: try scanner.skipValue()
             }
         }
-        guard let created, let id = fields["id"], let address = fields["address"],
-            let family = fields["networkFamily"], let origin = fields["keyOrigin"]
-        else { throw ReplyError("wallets[\(index)] lacks wallet.id, address, networkFamily, keyOrigin or created") }
+        guard let created, let id, let address, let family, let origin else {
+            throw ReplyError("wallets[\(index)] lacks wallet.id, address, networkFamily, keyOrigin or created")
+        }
         return CreatedWallet(
             wallet: Wallet(
                 id: id, address: address, networkFamily: NetworkFamily(wire: family),
                 keyOrigin: KeyOrigin(wire: origin),
-                type: fields["type"].map(WalletType.init(wire:)), reference: fields["reference"]),
+                type: type.map(WalletType.init(wire:)), reference: reference),
             created: created)
     }
 
@@ -123,7 +133,11 @@ struct ReplyScanner {
     }
 
     private mutating func whitespace() {
-        while position < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[position]) { position += 1 }
+        while position < bytes.count {
+            let byte = bytes[position]
+            guard byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09 else { return }
+            position += 1
+        }
     }
 
     private mutating func peek() throws(CreateWalletsResponse.ReplyError) -> UInt8 {
