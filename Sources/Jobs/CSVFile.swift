@@ -10,6 +10,22 @@ public enum CSVFile {
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// Appends `value` as a field to `out`: as is, or quoted (quotes doubled) when it holds a comma, a quote
+    /// or a line break byte. Byte by byte, for bulk outputs: no Character (grapheme) scan, no String made.
+    static func appendField(_ value: String, to out: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { bytes in
+            let special = bytes.contains { $0 == 0x2c || $0 == 0x22 || $0 == 0x0a || $0 == 0x0d }
+            guard special else { return out.append(contentsOf: bytes) }
+            out.append(0x22)
+            for byte in bytes {
+                if byte == 0x22 { out.append(0x22) }
+                out.append(byte)
+            }
+            out.append(0x22)
+        }
+    }
+
     /// The text of a file with `header` and `rows` (CRLF line ends).
     public static func text(header: [String], rows: [[String]]) -> String {
         var text = header.map(field).joined(separator: ",") + "\r\n"

@@ -88,14 +88,19 @@ public struct CoreConnection: Sendable {
     /// Every wallet of the signed-in account, following all pages.
     public static func allWallets(_ client: WaasClient) async throws -> [Wallet] {
         var wallets: [Wallet] = []
+        try await forEachWalletPage(client) { wallets += $0 }
+        return wallets
+    }
+
+    /// Lists the account's wallets page by page, handing each page to `body` as it arrives (nothing kept).
+    public static func forEachWalletPage(_ client: WaasClient, _ body: ([Wallet]) throws -> Void) async throws {
         var page: Page?
         repeat {
             let response = try await client.call(
                 .listWallets, ListWalletsRequest(page: page), as: ListWalletsResponse.self)
-            wallets += response.wallets
+            try body(response.wallets)
             page = response.page.flatMap { $0.hasMore ? Page(limit: $0.limit, cursor: $0.cursor) : nil }
         } while page != nil
-        return wallets
     }
 
     /// The issuer's JWK Set: from the embedded core, or `GET <core>/.well-known/jwks.json`.

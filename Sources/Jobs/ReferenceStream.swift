@@ -10,6 +10,15 @@ public enum ReferenceSource: Sendable, Hashable {
     case csv(path: String)
     /// A list given in memory (small inputs, tests).
     case list([String])
+
+    /// How many references the source yields, when known without reading it (nil for a CSV file).
+    var knownCount: Int? {
+        switch self {
+        case .numbered(_, let count): max(0, count)
+        case .list(let references): references.count
+        case .csv: nil
+        }
+    }
 }
 
 /// Reads a ``ReferenceSource`` in order, a batch at a time; not for concurrent use.

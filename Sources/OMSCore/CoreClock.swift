@@ -61,10 +61,30 @@ enum Identifier {
     /// per row. Still 80 random bits per millisecond.
     static func make(_ prefix: String, milliseconds: UInt64, random: UnsafeRawBufferPointer) -> String {
         precondition(random.count >= 10)
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: milliseconds >> UInt64(8 * (5 - i))) }
-        for i in 0..<10 { bytes[6 + i] = random[i] }
-        return make(prefix, bytes: bytes)
+        // Written straight into the string's storage (a bulk create makes one per wallet): 16 bytes are
+        // 128 bits, 26 base32 characters after the prefix and `_`.
+        var prefix = prefix
+        return prefix.withUTF8 { head in
+            String(unsafeUninitializedCapacity: head.count + 27) { out in
+                for (i, byte) in head.enumerated() { out[i] = byte }
+                out[head.count] = UInt8(ascii: "_")
+                var position = head.count + 1
+                var buffer: UInt32 = 0
+                var bits = 0
+                for i in 0..<16 {
+                    let byte = i < 6 ? UInt8(truncatingIfNeeded: milliseconds >> UInt64(8 * (5 - i))) : random[i - 6]
+                    buffer = (buffer << 8) | UInt32(byte)
+                    bits += 8
+                    while bits >= 5 {
+                        out[position] = alphabet[Int((buffer >> UInt32(bits - 5)) & 31)]
+                        position += 1
+                        bits -= 5
+                    }
+                }
+                out[position] = alphabet[Int((buffer << UInt32(5 - bits)) & 31)]
+                return position + 1
+            }
+        }
     }
 
     private static func make(_ prefix: String, bytes: [UInt8]) -> String {

@@ -15,7 +15,7 @@ extension WaasClient {
     public func createWallets(networkFamily: NetworkFamily, references: [String]) async throws -> [CreatedWallet] {
         let method = WaasMethod.createWallets
         let (response, _) = try await callRaw(
-            method, body: Self.encodeBody(CreateWalletsRequest(networkFamily: networkFamily, references: references)))
+            method, body: CreateWalletsRequest(networkFamily: networkFamily, references: references).jsonBytes())
         let reply: CreateWalletsResponse
         do {
             reply = try CreateWalletsResponse(jsonBytes: response.body)

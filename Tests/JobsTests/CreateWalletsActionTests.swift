@@ -81,11 +81,14 @@ import WalletCrypto
             let input = folder.appendingPathComponent("refs.csv").path
             try Data("note,reference\nx,b\ny,\nz,a\nw,b\nv,c\n".utf8).write(to: URL(fileURLWithPath: input))
             let output = folder.appendingPathComponent("out/w.csv").path
+            var reports: [Int] = []
             let totals = try await CreateWalletsAction.createAll(
                 .init(source: .csv(path: input), type: .solana, output: output, concurrency: 2, batchSize: 2),
-                client: client)
+                client: client
+            ) { reports.append($0) }
             // Batches [b, a] and [b, c]: b exists when the second batch comes.
             #expect(totals == CreateWalletsAction.Totals(created: 3, existing: 1, rows: 4))
+            #expect(reports == [2, 4], "progress after each batch written: the rows so far")
             let rows = try Self.rows(output)
             #expect(rows.first == CreateWalletsAction.header)
             #expect(rows.dropFirst().map { $0[0] } == ["b", "a", "b", "c"])
@@ -100,6 +103,20 @@ import WalletCrypto
                     .init(source: .csv(path: missing), type: .ethereum, output: output), client: client)
             }
         }
+    }
+
+    @Test func fieldsAreQuotedByteByByteAsRFC4180Asks() {
+        var cases = 0
+        for (value, expected) in [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("l1\r\nl2", "\"l1\r\nl2\""),
+            ("l1\nl2", "\"l1\nl2\""), ("é😀", "é😀"), ("", ""),
+        ] {
+            var out: [UInt8] = []
+            CSVFile.appendField(value, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == expected)
+            cases += 1
+        }
+        #expect(cases == 7)
     }
 
     @Test func batchesInFlightStayBoundedAndRowsStayInOrder() async throws {

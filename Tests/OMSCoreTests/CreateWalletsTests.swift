@@ -200,6 +200,16 @@ import WalletCrypto
         }
     }
 
+    @Test func requestJSONIsWhatCodableReads() throws {
+        let request = CreateWalletsRequest(
+            networkFamily: .solana, references: ["a", "b/c", "q\"u\\o\n\t\u{01}", "é😀", ""])
+        let direct = request.jsonBytes()
+        #expect(try JSONDecoder().decode(CreateWalletsRequest.self, from: Data(direct)) == request)
+        #expect(try JSONValue.parse(direct) == JSONValue.parse(try WaasClient.encodeBody(request)))
+        #expect(
+            String(decoding: direct, as: UTF8.self).hasPrefix(#"{"networkFamily":"solana","references":["a","b/c""#))
+    }
+
     static func walletCount(_ core: CoreFixture) throws -> Int64 {
         var configuration = SQLiteDatabase.Configuration.default
         configuration.flags = .readOnly

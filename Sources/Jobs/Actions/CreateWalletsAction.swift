@@ -62,7 +62,10 @@ public struct CreateWalletsAction: Action {
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
-        let totals = try await Self.createAll(configuration, client: session.client)
+        let totals = try await Self.createAll(configuration, client: session.client) { rows in
+            // In-item progress after each batch written; the total is known only for numbered references.
+            context.progress(done: rows, total: configuration.source.knownCount, unit: "wallets")
+        }
         return ActionResult(outputs: [
             "created": String(totals.created), "existing": String(totals.existing), "rows": String(totals.rows),
             "output": configuration.output,
@@ -84,7 +87,10 @@ public struct CreateWalletsAction: Action {
 
     /// Streams the references through CreateWallets, `concurrency` batches in flight, and writes the
     /// output in reference order.
-    public static func createAll(_ configuration: Configuration, client: WaasClient) async throws -> Totals {
+    /// `progress` is called with the rows written so far after each batch.
+    public static func createAll(
+        _ configuration: Configuration, client: WaasClient, progress: (Int) -> Void = { _ in }
+    ) async throws -> Totals {
         let stream = try ReferenceStream(configuration.source)
         let output = try PartialOutput(path: configuration.output, header: header)
         let family = configuration.type.networkFamily
@@ -113,8 +119,10 @@ public struct CreateWalletsAction: Action {
                     guard let (index, references, wallets) = try await group.next() else { break }
                     finished[index] = (references, wallets)
                     while let (references, wallets) = finished.removeValue(forKey: written) {
-                        try output.append(rows(references, wallets), totals: &totals, wallets: wallets)
+                        try output.append(
+                            references, walletsInOrder(references, wallets), totals: &totals, wallets: wallets)
                         written += 1
+                        progress(totals.rows)
                     }
                 }
             }
@@ -149,15 +157,18 @@ public struct CreateWalletsAction: Action {
         }
     }
 
-    /// Output rows for a batch: one per reference read (a repeated reference repeats its wallet's row).
-    static func rows(_ references: [String], _ wallets: [CreatedWallet]) throws -> [[String]] {
+    /// The wallet of each reference read, in order (a repeated reference repeats its wallet).
+    static func walletsInOrder(_ references: [String], _ wallets: [CreatedWallet]) throws -> [Wallet] {
+        // The client checked the reply lists the batch's distinct references in order: with as many
+        // entries as references read, none repeats and the reply is already in order.
+        if wallets.count == references.count { return wallets.map(\.wallet) }
         var byReference: [String: Wallet] = [:]
         for entry in wallets { byReference[entry.wallet.reference ?? ""] = entry.wallet }
         return try references.map { reference in
             guard let wallet = byReference[reference] else {
                 throw ActionError.permanent("wallet '\(reference)' is missing from the CreateWallets reply")
             }
-            return row(wallet, reference: reference)
+            return wallet
         }
     }
 
@@ -188,16 +199,33 @@ final class PartialOutput {
         }
     }
 
-    /// Appends a batch's rows and counts its wallets.
-    func append(_ rows: [[String]], totals: inout CreateWalletsAction.Totals, wallets: [CreatedWallet]) throws {
-        var text = ""
-        for row in rows { text += row.map(CSVFile.field).joined(separator: ",") + "\r\n" }
+    /// The bytes of the batch being written, kept between batches (one allocation for the run).
+    private var buffer: [UInt8] = []
+
+    /// Appends a batch's rows (`reference,wallet_id,type,address,key_origin`) and counts its wallets.
+    func append(
+        _ references: [String], _ ordered: [Wallet], totals: inout CreateWalletsAction.Totals, wallets: [CreatedWallet]
+    ) throws {
+        buffer.removeAll(keepingCapacity: true)
+        for (reference, wallet) in zip(references, ordered) {
+            CSVFile.appendField(reference, to: &buffer)
+            buffer.append(0x2c)
+            CSVFile.appendField(wallet.id, to: &buffer)
+            buffer.append(0x2c)
+            CSVFile.appendField(wallet.walletType.rawValue, to: &buffer)
+            buffer.append(0x2c)
+            CSVFile.appendField(wallet.address, to: &buffer)
+            buffer.append(0x2c)
+            CSVFile.appendField(wallet.keyOrigin.rawValue, to: &buffer)
+            buffer.append(0x0d)
+            buffer.append(0x0a)
+        }
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try handle.write(contentsOf: buffer)
         } catch {
             throw JobsError(.invalidInput, "cannot write \(partialPath): \(error.localizedDescription)")
         }
-        totals.rows += rows.count
+        totals.rows += references.count
         for entry in wallets {
             if entry.created { totals.created += 1 } else { totals.existing += 1 }
         }

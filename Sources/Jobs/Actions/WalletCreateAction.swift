@@ -74,12 +74,25 @@ public struct WriteWalletsAction: Action {
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
-        let directory = try await WalletDirectory.load(client: session.client)
-        var rows: [[String]] = []
+        // Only the wallets of the input's references are kept while the account's wallets are listed
+        // page by page: memory follows the input, not the account (which may hold millions of wallets).
         var seen: Set<String> = []
-        for reference in try references() where seen.insert(reference).inserted {
-            guard let wallet = await directory.wallet(reference: reference) else { continue }
-            rows.append(CreateWalletsAction.row(wallet, reference: reference))
+        let ordered = try references().filter { seen.insert($0).inserted }
+        let wanted = seen
+        let found = try await StaleNonce.retrying { () async throws -> [String: Wallet] in
+            var found: [String: Wallet] = [:]
+            try await CoreConnection.forEachWalletPage(session.client) { page in
+                // The first wallet with a reference wins: the jobs never create a second one.
+                for wallet in page {
+                    if let reference = wallet.reference, wanted.contains(reference), found[reference] == nil {
+                        found[reference] = wallet
+                    }
+                }
+            }
+            return found
+        }
+        let rows = ordered.compactMap { reference in
+            found[reference].map { CreateWalletsAction.row($0, reference: reference) }
         }
         try CSVFile.write(path: output, header: CreateWalletsAction.header, rows: rows)
         return ActionResult(outputs: ["rows": String(rows.count), "output": output])
