@@ -44,7 +44,7 @@ import Testing
             #"{"results":[{"wallet":{"reference":null,"type":null,"keyOrigin":"enclave","networkFamily":"solana","#
                 + #""address":"A","id":"w2"},"error":null}]}"#,
             #"{"results":[{"wallet":\#(wallet),"extra":1}],"more":"x"}"#,
-            #"{"results":[{"error":{"code":0,"name":"NA","message":"café "q""}}]}"#,
+            #"{"results":[{"error":{"code":0,"name":"N\u0041","message":"caf\u00e9 \"q\""}}]}"#,
             #"{"results":[{"wallet":\#(wallet)},{"error":{"code":7200,"name":"N","message":"é🙂"}}]}"#,
         ]
         for text in variants {
