@@ -28,4 +28,21 @@ import Testing
             }
         }
     }
+
+    /// Whitespace, other member orders, nulls, unknown members and escapes read as Codable reads them.
+    @Test func layoutVariantsReadAsCodableReadsThem() throws {
+        let material = #"{"keyId":"k","suite":"s","encapsulatedKey":"e"}"#
+        let variants = [
+            #"{"keyMaterial":\#(material),"wallets":[]}"#,
+            #" { "wallets" : [ { "ciphertext" : "c" , "networkFamily" : "evm" } ] , "keyMaterial" : \#(material) } "#,
+            #"{"keyMaterial":{"encapsulatedKey":"e","suite":"s","keyId":"k"},"wallets":[{"networkFamily":"solana","#
+                + #""reference":null,"ciphertext":"c"},{"networkFamily":"evm","reference":"r\u00e9","ciphertext":"d"}]}"#,
+            #"{"keyMaterial":\#(material),"wallets":[{"networkFamily":"evm","ciphertext":"c","x":[1]}],"y":null}"#,
+        ]
+        for text in variants {
+            let expected = try JSONDecoder().decode(ImportWalletsRequest.self, from: Data(text.utf8))
+            #expect(ImportWalletsRequest(jsonBytes: Array(text.utf8)) == expected, "\(text)")
+        }
+        #expect(variants.count == 4)
+    }
 }

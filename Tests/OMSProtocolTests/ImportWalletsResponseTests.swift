@@ -33,6 +33,27 @@ import Testing
         #expect(try ImportWalletsResponse(jsonBytes: fast) == response)
     }
 
+    /// The byte reader takes the writer's compact form; whitespace, other member orders, nulls, unknown
+    /// members and escapes (some of which it leaves to the general parser) read as Codable reads them.
+    @Test func layoutVariantsReadAsCodableReadsThem() throws {
+        let wallet = #"{"id":"w1","address":"0xab","networkFamily":"evm","keyOrigin":"imported","type":"ethereum"}"#
+        let variants = [
+            #"{"results":[]}"#,
+            #" { "results" : [ { "wallet" : \#(wallet) } ] } "#,
+            #"{"results":[{"error":{"message":"m","name":"N","code":-7313},"wallet":null}]}"#,
+            #"{"results":[{"wallet":{"reference":null,"type":null,"keyOrigin":"enclave","networkFamily":"solana","#
+                + #""address":"A","id":"w2"},"error":null}]}"#,
+            #"{"results":[{"wallet":\#(wallet),"extra":1}],"more":"x"}"#,
+            #"{"results":[{"error":{"code":0,"name":"N\u0041","message":"caf\u00e9 \"q\""}}]}"#,
+            #"{"results":[{"wallet":\#(wallet)},{"error":{"code":7200,"name":"N","message":"é🙂"}}]}"#,
+        ]
+        for text in variants {
+            let expected = try JSONDecoder().decode(ImportWalletsResponse.self, from: Data(text.utf8))
+            #expect(try ImportWalletsResponse(jsonBytes: Array(text.utf8)) == expected, "\(text)")
+        }
+        #expect(variants.count == 7)
+    }
+
     @Test func malformedRepliesNameTheMember() {
         let cases: [(String, String)] = [
             (#"[]"#, "results"),

@@ -118,10 +118,12 @@ extension WaasService {
         let workers = max(
             1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / Self.batchImportMinimumChunk))
         let chunk = (items.count + workers - 1) / workers
+        // One clock reading for the batch: its wallet ids sort together (appended to the id index).
+        let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
         if workers == 1 {
             return try prepareImports(
                 items, range: items.indices, suite: suite, recipientKey: recipientKey,
-                encapsulatedKey: encapsulatedKey, keyId: keyId)
+                encapsulatedKey: encapsulatedKey, keyId: keyId, milliseconds: milliseconds)
         }
         return try await withThrowingTaskGroup(of: (Int, [PreparedImport]).self) { group in
             for start in stride(from: 0, to: items.count, by: chunk) {
@@ -131,7 +133,7 @@ extension WaasService {
                         start,
                         try prepareImports(
                             items, range: range, suite: suite, recipientKey: recipientKey,
-                            encapsulatedKey: encapsulatedKey, keyId: keyId)
+                            encapsulatedKey: encapsulatedKey, keyId: keyId, milliseconds: milliseconds)
                     )
                 }
             }
@@ -141,11 +143,15 @@ extension WaasService {
         }
     }
 
+    /// Random bytes per item: the seal's nonce (12), the wallet id's random part (10).
+    private static let importRandomStride = 22
+
     /// Prepares `items[range]`: each opens at its own sequence number, so one that fails to open leaves
-    /// the others as they are.
+    /// the others as they are. The chunk's nonces and id bytes come from one CSPRNG draw, not four
+    /// getrandom calls per item.
     private func prepareImports(
         _ items: [ImportWalletsItem], range: Range<Int>, suite: ImportSuite, recipientKey: SecretBytes,
-        encapsulatedKey: [UInt8], keyId: String
+        encapsulatedKey: [UInt8], keyId: String, milliseconds: UInt64
     ) throws -> [PreparedImport] {
         let recipient: HPKE.Recipient
         do {
@@ -156,12 +162,21 @@ extension WaasService {
             throw WaasError(.invalidRequest, "keyMaterial.encapsulatedKey is not a \(suite.rawValue) public key")
         }
         let sealer = try custody.sealer()
-        return try range.map { index in
-            do {
-                return try prepareImport(
-                    items[index], index: index, recipient: recipient, sealer: sealer, keyId: keyId)
-            } catch let error as WaasError {
-                return .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
+        let stride = Self.importRandomStride
+        let random = SecretBytes.random(count: range.count * stride)
+        return try random.withUnsafeBytes { raw in
+            try range.map { index in
+                let base = (index - range.lowerBound) * stride
+                do {
+                    return try prepareImport(
+                        items[index], index: index, recipient: recipient, sealer: sealer, keyId: keyId,
+                        nonce: Array(raw[base..<base + 12]),
+                        walletId: Identifier.make(
+                            "wal", milliseconds: milliseconds,
+                            random: UnsafeRawBufferPointer(rebasing: raw[base + 12..<base + stride])))
+                } catch let error as WaasError {
+                    return .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
+                }
             }
         }
     }
@@ -169,7 +184,8 @@ extension WaasService {
     /// One item: the checks of a single ImportWallet, in the same order. Throws `WaasError` for a refusal
     /// of this item, anything else for a failure of the core (which fails the batch).
     private func prepareImport(
-        _ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, sealer: KeyCustody.Sealer, keyId: String
+        _ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, sealer: KeyCustody.Sealer, keyId: String,
+        nonce: [UInt8], walletId: String
     ) throws -> PreparedImport {
         guard item.networkFamily.isKnown else {
             throw WaasError(.unsupportedWalletType, "networkFamily \(item.networkFamily) is not supported")
@@ -193,8 +209,8 @@ extension WaasService {
                 "does not open with recipient key \(keyId) at this index for this networkFamily and reference")
         }
         let type = item.networkFamily.walletType
-        let walletId = Identifier.make("wal")
-        let (address, sealed) = try importedKey(plaintext, type: type, walletId: walletId, sealer: sealer)
+        let (address, sealed) = try importedKey(
+            plaintext, type: type, walletId: walletId, sealer: sealer, nonce: nonce)
         return .ready(walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
     }
 }

@@ -122,11 +122,15 @@ extension WaasService {
 
     /// Validates an imported key as OMS-REFERENCE "Import" states, derives its address and seals it.
     /// - Parameter sealer: seals with an already keyed context (a batch's chunk); else `custody.seal`.
-    func importedKey(_ plaintext: SecretBytes, type: WalletType, walletId: String, sealer: KeyCustody.Sealer? = nil)
-        throws -> (String, [UInt8])
-    {
+    /// - Parameter nonce: the seal's 12 random bytes when the caller drew them in bulk.
+    func importedKey(
+        _ plaintext: SecretBytes, type: WalletType, walletId: String, sealer: KeyCustody.Sealer? = nil,
+        nonce: [UInt8]? = nil
+    ) throws -> (String, [UInt8]) {
         func seal(_ key: SecretBytes) throws -> [UInt8] {
-            try sealer?.seal(key, for: walletId) ?? custody.seal(key, for: walletId)
+            guard let sealer else { return try custody.seal(key, for: walletId) }
+            if let nonce { return try sealer.seal(key, nonce: nonce, for: walletId) }
+            return try sealer.seal(key, for: walletId)
         }
         switch type {
         case .ethereum:

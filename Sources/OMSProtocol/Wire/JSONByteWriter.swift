@@ -62,6 +62,18 @@ struct JSONByteWriter {
 
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (ids, addresses, base64) need no escape: copied in one piece.
+        var text = text
+        let copied = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
