@@ -1,4 +1,5 @@
 import Foundation
+import WalletCrypto
 
 /// The usage report's rows and summaries, rendered as CSV, JSON, Markdown and self-contained HTML.
 public struct UsageReport: Sendable {
@@ -150,23 +151,6 @@ public struct UsageReport: Sendable {
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
-    func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// `text` as a JSON string literal (WalletCrypto's serializer: the one escaping rule of the project).
+    func quote(_ text: String) -> String { JSONValue.string(text).serialized() }
 }
