@@ -84,10 +84,17 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Process-wide settings, applied once before the first connection opens (SQLite refuses them later):
+    /// no memory statistics, whose upkeep takes a global mutex on every allocation of every connection.
+    private static let processConfiguration: Void = {
+        _ = walletops_sqlite_disable_memstatus()
+    }()
+
     /// Opens (and by default creates) the database at `path` and applies `configuration`.
     ///
     /// - Throws: ``SQLiteError`` when the file cannot be opened or a pragma fails.
     public init(path: String, configuration: Configuration = .default) throws(SQLiteError) {
+        _ = Self.processConfiguration
         var db: OpaquePointer?
         let flags = configuration.flags.rawValue | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &db, flags, nil)

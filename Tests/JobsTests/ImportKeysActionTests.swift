@@ -188,27 +188,6 @@ import WalletCrypto
         #expect(classes == ["duplicateKey duplicate", "duplicateKey duplicate", "InvalidRequest service"])
     }
 
-    @Test func theGateLetsOneHolderInAtATime() async throws {
-        let gate = SerialGate()
-        let inside = Occupancy()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    try await gate.withPermit {
-                        inside.state.withLock {
-                            $0.now += 1
-                            $0.most = max($0.most, $0.now)
-                        }
-                        await Task.yield()
-                        inside.state.withLock { $0.now -= 1 }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        #expect(inside.state.withLock { $0.most } == 1)
-    }
-
     /// The per-subject gate: one holder per key at a time, whatever the interleaving, and no entry left
     /// for an idle key (memory follows the requests in flight, not the subjects seen).
     @Test func theKeyedGateLetsOneHolderPerKeyInAtATime() async throws {
@@ -241,11 +220,6 @@ import WalletCrypto
     final class KeyedOccupancy: Sendable {
         let inside = Mutex([String: (now: Int, most: Int)]())
         let entered = Mutex(0)
-    }
-
-    /// How many holders are inside the gate now, and the most at once.
-    final class Occupancy: Sendable {
-        let state = Mutex((now: 0, most: 0))
     }
 
     @Test func outputFieldsAreQuotedAsRFC4180() {

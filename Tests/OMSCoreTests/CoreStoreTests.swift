@@ -48,4 +48,35 @@ import Testing
         try await store.write { db in try db.setSetting("after", "1") }
         #expect(try await store.read { db in try db.setting("after") } == "1")
     }
+
+    /// Reads run on their own connection: one finishes while a write holds the writer, seeing the last
+    /// commit and not the open transaction; a submitted write keeps its place and answers later.
+    @Test func readsDoNotWaitForTheWriterAndSubmittedWritesKeepTheirOrder() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
+        try await store.write { db in try db.setSetting("state", "committed") }
+        let inWrite = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        // Holds the writer until the read below has finished (30 s at most, then the test fails).
+        let held = store.submit { db -> Bool in
+            try db.setSetting("state", "open")
+            inWrite.signal()
+            return release.wait(timeout: .now() + 30) == .success
+        }
+        let after = store.submit { db in try db.setting("state") }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                inWrite.wait()
+                continuation.resume()
+            }
+        }
+        let seen = try await store.read { db in try db.setting("state") }
+        release.signal()
+        #expect(seen == "committed")
+        #expect(try await held.value(), "the read waited for the writer")
+        #expect(try await after.value() == "open")
+        #expect(try await after.value() == "open", "a ticket answers every await")
+    }
 }

@@ -104,6 +104,32 @@ import WalletCrypto
         }
     }
 
+    /// The nonce is taken on arrival (docs/protocol.md "Order of work"): a batch signed before one the
+    /// core already took is refused, and so is a replay of a batch it made; neither changes anything.
+    @Test(arguments: TransportKind.allCases)
+    func outOfOrderAndReplayedBatchesAreRefusedAndChangeNothing(_ kind: TransportKind) async throws {
+        try await CoreFixture.with(kind) { core in
+            let (client, _) = try await core.signIn()
+            let earlier = try client.makeRequest(
+                .createWallets, body: CreateWalletsRequest(networkFamily: .evm, references: ["early"]).jsonBytes())
+            let later = try client.makeRequest(
+                .createWallets, body: CreateWalletsRequest(networkFamily: .solana, references: ["late"]).jsonBytes())
+            #expect(try await core.transport.send(later).status == 200)
+            let before = try CoreDatabaseDump.read(core.home)
+            for (name, request) in [("signed earlier", earlier), ("replayed", later)] {
+                let response = try await core.transport.send(request)
+                let error = WaasError(wireBody: response.body, httpStatus: response.status)
+                #expect(error?.code == .preconditionFailed, "\(name)")
+                #expect(error?.message.contains("is not above the last one used") == true, "\(name)")
+            }
+            #expect(try CoreDatabaseDump.read(core.home).changes(since: before).isEmpty)
+            #expect(try Self.walletCount(core) == 1)
+            // The client's own resend under a fresh nonce goes through.
+            let resent = try await client.createWallets(networkFamily: .evm, references: ["early", "late"])
+            #expect(resent.map(\.created) == [true, false])
+        }
+    }
+
     @Test func concurrentCopiesOfOneBatchMakeEachWalletOnce() async throws {
         try await CoreFixture.with { core in
             let (client, _) = try await core.signIn()

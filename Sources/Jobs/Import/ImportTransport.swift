@@ -37,13 +37,13 @@ struct ImportTransport: Sendable {
     /// calls. The core answers a key it already holds with the holding wallet when it is the caller's
     /// (`alreadyImported`), so nothing is derived on the client.
     ///
-    /// One batch at a time reaches the core (``SerialGate``: nonces in order on the shared credential).
+    /// The batches in flight reach the core together: it takes a request's nonce as the request arrives,
+    /// before the batch's CPU work, so batches signed in order are admitted in order and prepared at the
+    /// same time (docs/import.md "Batched import"); the rare one that arrives out of order is refused
+    /// before its work is used and sent again under a fresh nonce by the client.
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
-        let gate = SerialGate()
-        return ImportTransport { items in
-            try await importChunks(items) { chunk in
-                try await gate.withPermit { try await client.importWallets(chunk, verifier: verifier) }
-            }
+        ImportTransport { items in
+            try await importChunks(items) { chunk in try await client.importWallets(chunk, verifier: verifier) }
         }
     }
 

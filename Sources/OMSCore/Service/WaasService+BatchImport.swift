@@ -17,10 +17,11 @@ extension WaasService {
     /// `Waas/ImportWallets` (a walletops extension, docs/import.md "Batched import"): up to 1000 keys
     /// sealed to one recipient key as the messages of one HPKE context, item `i` at sequence number `i`.
     ///
-    /// The recipient key is checked read-only first (this credential's, unused, unexpired, this suite);
-    /// then every item is opened and validated and its key sealed under the KEK outside the writer,
-    /// spread over the cores; then one write authenticates the caller, checks the key again, uses it up
-    /// and inserts every prepared wallet in one transaction. Item failures are results, in request
+    /// The nonce write is queued first (awaited before the insert); the caller and the recipient key are
+    /// checked on the reader connection (this credential's, unused, unexpired, this suite); then every
+    /// item is opened and validated and its key sealed under the KEK outside the writer, spread over the
+    /// cores; then one write checks the credential and the key again, uses the key up and inserts every
+    /// prepared wallet in one transaction. Item failures are results, in request
     /// order; only batch-level refusals fail the call.
     func importWallets(_ call: Call, _ request: ImportWalletsRequest) async throws -> ImportWalletsResponse {
         let count = request.wallets.count
@@ -33,22 +34,44 @@ extension WaasService {
         let (suite, encapsulatedKey) = try Self.importEnvelope(
             suite: material.suite, encapsulatedKey: material.encapsulatedKey)
         let credential = try signature(of: call).credential
-        // Read-only: a key that cannot serve this batch is refused before any CPU work.
-        let sealedRecipientKey = try await store.read { [self] db in
-            try usableRecipientKey(
-                db, material.keyId, suite: suite, project: call.project.id, credential: credential, now: call.now)
+        // The nonce is taken now, in arrival order, and its answer awaited only before the insert: the
+        // batches in flight on one credential then prepare at the same time (see createWallets).
+        let authentication = try admit(call)
+        // On the reader connection: a caller or a key that cannot serve this batch is refused before any
+        // CPU work.
+        let sealedRecipientKey: [UInt8]
+        do {
+            let nonceSeen: Bool
+            (nonceSeen, sealedRecipientKey) = try await store.read { [self] db in
+                let (_, nonceSeen) = try signedInCaller(db, call)
+                return (
+                    nonceSeen,
+                    try usableRecipientKey(
+                        db, material.keyId, suite: suite, project: call.project.id, credential: credential,
+                        now: call.now)
+                )
+            }
+            if nonceSeen { _ = try await authentication.value() }
+        } catch {
+            // The nonce write's verdict first: a request it refuses is refused for that reason.
+            _ = try await authentication.value()
+            throw error
         }
         let recipientKey = try custody.open(sealedRecipientKey, for: material.keyId)
         let prepared = try await prepareImports(
             request.wallets, suite: suite, recipientKey: recipientKey, encapsulatedKey: encapsulatedKey,
             keyId: material.keyId)
+        let account = try await authentication.value()
+        let project = call.project.id
 
         return try await store.write { [self] db in
-            let caller = try authenticate(db, call)
+            // Still the caller's to use: not revoked since the request was authenticated.
+            guard try db.credential(credential, project: project)?.revokedAt == nil else {
+                throw WaasError(.unauthorized, "credential was revoked")
+            }
             // Again inside the transaction: another request may have used the key since the read.
             _ = try usableRecipientKey(
-                db, material.keyId, suite: suite, project: call.project.id, credential: caller.credential.id,
-                now: call.now)
+                db, material.keyId, suite: suite, project: project, credential: credential, now: call.now)
             try db.execute(
                 "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
             var results: [ImportWalletsResult] = []
@@ -59,17 +82,17 @@ extension WaasService {
                     results.append(ImportWalletsResult(error: ImportItemError(error)))
                 case .ready(let walletId, let type, let address, let reference, let sealedKey):
                     let record = WalletRecord(
-                        seq: 0, id: walletId, accountId: caller.account.id, type: type, address: address,
+                        seq: 0, id: walletId, accountId: account, type: type, address: address,
                         reference: reference, keyOrigin: .imported)
                     do {
                         let stored = try db.insertWallet(
-                            record, project: call.project.id, sealedKey: sealedKey, now: call.now)
+                            record, project: project, sealedKey: sealedKey, now: call.now)
                         results.append(ImportWalletsResult(wallet: stored.wire))
                     } catch let error as WaasError where error.code == .addressAlreadyImported {
                         // The holder is named only to its own account: a resumed import settles without
                         // deriving anything, and another account's wallet stays undisclosed.
-                        let holder = try db.wallet(address: address, project: call.project.id)
-                        let own = holder.flatMap { $0.accountId == caller.account.id ? $0.wire : nil }
+                        let holder = try db.wallet(address: address, project: project)
+                        let own = holder.flatMap { $0.accountId == account ? $0.wire : nil }
                         results.append(
                             ImportWalletsResult(
                                 wallet: own,

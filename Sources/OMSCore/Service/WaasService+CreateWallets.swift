@@ -7,8 +7,9 @@ import WalletCrypto
 /// reference in one signed request, exactly once per reference.
 ///
 /// The work is split so the store's single writer does only what must be serial:
-/// 1. a first write authenticates the request (one nonce for the batch) and finds the references the
-///    account already has (a resumed batch costs no key generation);
+/// 1. a first write, queued at once but awaited only before the insert, authenticates the request (one
+///    nonce for the batch); meanwhile the reader connection finds the references the account already
+///    has (a resumed batch costs no key generation);
 /// 2. the keys of the others are generated, their addresses derived and sealed under the KEK on every
 ///    core at once (a task group over chunks), with the randomness drawn from the OS CSPRNG in bulk;
 /// 3. a second write inserts each wallet unless its reference appeared meanwhile (prepared statements
@@ -51,18 +52,39 @@ extension WaasService {
         try Self.validate(request)
         let references = request.references
         let type = request.networkFamily.walletType
-        // Authenticated (nonce taken) with the probe, before any key is made: batches in flight on one
-        // credential reach this point in the order they were signed, while their key generation may end
-        // in any order; checking the nonce only at the insert would refuse most of them after the work.
-        let (account, found) = try await store.write { [self] db -> (String, [Int: WalletRecord]) in
-            let caller = try authenticate(db, call)
-            return (caller.account.id, try db.wallets(account: caller.account.id, references: references))
+        // The nonce is taken now, in arrival order: batches in flight on one credential reach this point
+        // in the order they were signed, while their key generation may end in any order (checking the
+        // nonce only at the insert would refuse most of them after the work). The write is queued, not
+        // awaited: a bulk insert of another batch may hold the writer, and the probe and the key
+        // generation below need neither its lock nor its answer until the insert.
+        let authentication = try admit(call)
+        // The probe on the reader connection, before any key is made: a resumed batch costs no key
+        // generation. Its checks are authentication's, minus the nonce.
+        let (account, found): (String, [Int: WalletRecord])
+        do {
+            let nonceSeen: Bool
+            (account, nonceSeen, found) = try await store.read { [self] db in
+                let (caller, nonceSeen) = try signedInCaller(db, call)
+                return (
+                    caller.account.id, nonceSeen, try db.wallets(account: caller.account.id, references: references)
+                )
+            }
+            if nonceSeen { _ = try await authentication.value() }
+        } catch {
+            // The nonce write's verdict first: a request it refuses is refused for that reason.
+            _ = try await authentication.value()
+            throw error
         }
         let missing = references.indices.filter { found[$0] == nil }
         var entries = [CreatedWallet?](repeating: nil, count: references.count)
         for (index, record) in found { entries[index] = CreatedWallet(wallet: record.wire, created: false) }
+        let minted = missing.isEmpty ? [] : try await Self.mintKeys(type, count: missing.count, custody: custody)
+        // The nonce taken (and the caller still signed in) before anything is answered or inserted.
+        guard try await authentication.value() == account else {
+            // The credential was signed in again to another account while the batch was probed.
+            throw WaasError(.preconditionFailed, "the credential changed account during the request; send it again")
+        }
         guard !missing.isEmpty else { return CreateWalletsResponse(wallets: entries.map { $0! }) }
-        let minted = try await Self.mintKeys(type, count: missing.count, custody: custody)
         let project = call.project.id
         let credential = try signature(of: call).credential
         let created = try await store.write { db -> [(Int, CreatedWallet)] in

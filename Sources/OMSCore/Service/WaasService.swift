@@ -25,6 +25,10 @@ public final class WaasService: WaasRequestHandler {
     /// Projects by publishable key: every request names one, and projects are only added by `initialize`
     /// (a separate process), never changed, so a key found once is kept instead of read per request.
     private let projectsByKey = Mutex<[String: ProjectRecord]>([:])
+    /// The highest nonce whose write ``admit(_:)`` queued, per credential (this process only; a cap on
+    /// entries, then forgotten: it only refuses early what the nonce write would refuse anyway).
+    private let admittedNonces = Mutex<[String: UInt64]>([:])
+    private static let admittedNoncesCap = 4096
 
     init(home: CoreHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
     {
@@ -186,6 +190,44 @@ public final class WaasService: WaasRequestHandler {
     func authenticate(_ db: SQLiteDatabase, _ call: Call) throws -> Caller {
         let header = try signature(of: call)
         try db.advanceNonce(credential: header.credential, to: header.nonce)
+        return try caller(db, header, call)
+    }
+
+    /// Queues the nonce write of a method that works before it inserts (``CoreStore/submit(_:)``), in
+    /// arrival order, and returns its ticket (the caller's account id once committed).
+    ///
+    /// A request arriving after one signed later on its credential (concurrent batches of one client)
+    /// would fail at its nonce write, after its work: it is refused here instead, at once and for the
+    /// same reason, since writes commit in the order queued and the later nonce's write comes first.
+    func admit(_ call: Call) throws -> WriteTicket<String> {
+        let header = try signature(of: call)
+        return try admittedNonces.withLock { admitted throws(WaasError) -> WriteTicket<String> in
+            if let last = admitted[header.credential], header.nonce <= last {
+                throw WaasError(.preconditionFailed, "nonce \(header.nonce) is not above the last one used (\(last))")
+            }
+            if admitted.count >= Self.admittedNoncesCap { admitted.removeAll() }
+            admitted[header.credential] = header.nonce
+            // Queued under the lock: the writes go in the order the nonces were admitted.
+            return store.submit { [self] db in try authenticate(db, call).account.id }
+        }
+    }
+
+    /// Authentication's checks on a read beside the method's queued nonce write (``CoreStore/submit(_:)``):
+    /// the credential registered, unrevoked and unexpired, with an account, and the nonce not below the
+    /// last committed one, so a replayed request is refused before any work rather than after it.
+    /// `nonceSeen`: the nonce equals the last committed one, which is this request's own nonce write or a
+    /// replay of the last request: the caller awaits the nonce write's verdict before working.
+    func signedInCaller(_ db: SQLiteDatabase, _ call: Call) throws -> (caller: Caller, nonceSeen: Bool) {
+        let header = try signature(of: call)
+        let last = try db.lastNonce(credential: header.credential)
+        guard header.nonce >= last else {
+            throw WaasError(.preconditionFailed, "nonce \(header.nonce) is not above the last one used (\(last))")
+        }
+        return (try caller(db, header, call), header.nonce == last)
+    }
+
+    /// The signed-in credential of `header` and its account.
+    private func caller(_ db: SQLiteDatabase, _ header: SignatureHeader, _ call: Call) throws -> Caller {
         guard let credential = try db.credential(header.credential, project: call.project.id) else {
             throw WaasError(.unauthorized, "credential is not signed in")
         }

@@ -1,7 +1,7 @@
 import OMSProtocol
 import SQLiteKit
 
-// Bulk wallet rows for `Waas/CreateWallets`: one prepared statement per shape, bound column by column
+// Wallet rows (bulk creation and import above all): one prepared statement per shape, bound column by column
 // and reused for every row of a batch (no per-row SQL text or value arrays).
 extension SQLiteDatabase {
     private static let walletByReferenceSQL =
@@ -45,6 +45,13 @@ extension SQLiteDatabase {
         if let reference = wallet.reference, try self.wallet(account: wallet.accountId, reference: reference) != nil {
             return nil
         }
+        return try insertWallet(wallet, project: project, sealedKey: sealedKey, now: now)
+    }
+
+    /// Inserts `wallet` and returns it with its `seq`.
+    ///
+    /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet.
+    func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
         let statement = try cachedStatement(Self.insertWalletSQL)
         defer { statement.reset() }
         try statement.bind(wallet.id, at: 1)

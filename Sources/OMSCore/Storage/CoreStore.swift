@@ -4,7 +4,10 @@ import SQLiteKit
 import Synchronization
 
 /// The core's database: one writer connection on its own serial queue (SQLite calls never run on the
-/// cooperative pool), WAL mode, `synchronous=FULL` so an acknowledged change survives power loss.
+/// cooperative pool), WAL mode, `synchronous=FULL` so an acknowledged change survives power loss, and
+/// one reader connection on another queue. WAL lets the reader see the last commit while the writer
+/// runs: a bulk insert holding the writer for milliseconds does not hold up the reads of other
+/// requests (their credential, recipient key and reference checks), so their CPU work starts at once.
 ///
 /// Writes are group-committed: each runs in its own savepoint, and the writes waiting when the queue
 /// frees up share one transaction and so one fsync. Every protected request writes (its nonce), and
@@ -12,6 +15,8 @@ import Synchronization
 /// is answered only after the commit that holds it; a failed write rolls back its savepoint alone.
 public final class CoreStore: Sendable {
     let queue: DatabaseQueue
+    /// Reads only (`query_only`): committed data, never the writer's open transaction.
+    private let reader: DatabaseQueue
     /// Runs the group commits, blocking on `queue` off the cooperative pool.
     private let flusher = DispatchQueue(label: "walletops.core.flush")
     private let pending = Mutex(PendingWrites())
@@ -46,44 +51,58 @@ public final class CoreStore: Sendable {
         // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
         configuration.temporaryStorageInMemory = true
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
+        // Opened after the writer has migrated the schema; SQLite's default 2 MiB cache.
+        var readerConfiguration = SQLiteDatabase.Configuration.default
+        readerConfiguration.flags = [.readWrite]
+        readerConfiguration.synchronous = .full
+        reader = try DatabaseQueue(
+            path: url.path, configuration: readerConfiguration, migrations: CoreSchema.migrations)
+        try reader.sync { db in try db.execute("PRAGMA query_only=ON") }
     }
 
     /// Runs `body` atomically: every change a request makes commits together or not at all, and is
     /// durable when this returns.
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let write = PendingWrite(
-                run: { db in
-                    let result = Result { () throws -> T in
-                        try db.execute("SAVEPOINT request")
-                        do {
-                            let value = try body(db)
-                            try db.execute("RELEASE request")
-                            return value
-                        } catch {
-                            if db.isInTransaction {
-                                try? db.execute("ROLLBACK TO request")
-                                try? db.execute("RELEASE request")
-                            }
-                            throw error
+        try await submit(body).value()
+    }
+
+    /// Queues `body` as ``write(_:)`` does, now, and returns at once: its place among the writes is
+    /// taken at the call, its result awaited later. A request that must take its nonce in arrival order
+    /// but has CPU work to do before it needs the answer submits the nonce write and works meanwhile.
+    func submit<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) -> WriteTicket<T> {
+        let ticket = WriteTicket<T>()
+        let write = PendingWrite(
+            run: { db in
+                let result = Result { () throws -> T in
+                    try db.execute("SAVEPOINT request")
+                    do {
+                        let value = try body(db)
+                        try db.execute("RELEASE request")
+                        return value
+                    } catch {
+                        if db.isInTransaction {
+                            try? db.execute("ROLLBACK TO request")
+                            try? db.execute("RELEASE request")
                         }
+                        throw error
                     }
-                    return { commitError in
-                        if let commitError, case .success = result {
-                            continuation.resume(throwing: commitError)
-                        } else {
-                            continuation.resume(with: result)
-                        }
+                }
+                return { commitError in
+                    if let commitError, case .success = result {
+                        ticket.resolve(.failure(commitError))
+                    } else {
+                        ticket.resolve(result)
                     }
-                },
-                fail: { error in continuation.resume(throwing: error) })
-            let start = pending.withLock { state -> Bool in
-                state.writes.append(write)
-                defer { state.flushing = true }
-                return !state.flushing
-            }
-            if start { flusher.async { self.flush() } }
+                }
+            },
+            fail: { error in ticket.resolve(.failure(error)) })
+        let start = pending.withLock { state -> Bool in
+            state.writes.append(write)
+            defer { state.flushing = true }
+            return !state.flushing
         }
+        if start { flusher.async { self.flush() } }
+        return ticket
     }
 
     /// Commits batches until no write is waiting.
@@ -131,8 +150,10 @@ public final class CoreStore: Sendable {
         return answers.map { answer in { [failure] in answer(failure) } }
     }
 
+    /// Runs `body` on the reader connection, in one read transaction (one snapshot for all its
+    /// statements): it sees every write that has returned, and never waits for the writer.
     func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
-        try await queue.read(body)
+        try await reader.read { db in try db.transaction(.deferred) { try body(db) } }
     }
 
     /// Synchronous access for set-up commands (`core init`) outside the concurrency pool.
@@ -193,6 +214,11 @@ extension SQLiteDatabase {
         }
     }
 
+    /// The last nonce recorded for `credential` (0 when none).
+    func lastNonce(credential: String) throws -> UInt64 {
+        UInt64(try scalarInt("SELECT last_nonce FROM nonces WHERE credential = ?", [.text(credential)]) ?? 0)
+    }
+
     func credential(_ id: String, project: String) throws -> CredentialRecord? {
         try rows(
             "SELECT id, project_id, account_id, type, algorithm, metadata, created_at, expires_at, revoked_at "
@@ -244,26 +270,6 @@ extension SQLiteDatabase {
             "INSERT INTO accounts(id, project_id, issuer, subject, email, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             [.text(id), .text(project), .text(issuer), .text(subject), SQLiteValue(email), .integer(now)])
         return AccountRecord(id: id, projectId: project, issuer: issuer, subject: subject, email: email)
-    }
-
-    func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
-        do {
-            try execute(
-                "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
-                    + "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    .text(wallet.id), .text(project), .text(wallet.accountId), .text(wallet.type.rawValue),
-                    .text(wallet.address), SQLiteValue(wallet.reference), .text(wallet.keyOrigin.rawValue),
-                    .blob(sealedKey), .integer(now),
-                ])
-        } catch {
-            // SQLITE_CONSTRAINT on (project_id, address): the address is already held by a wallet.
-            guard error.primaryCode == 19 else { throw error }
-            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
-        }
-        var stored = wallet
-        stored.seq = lastInsertRowID
-        return stored
     }
 
     static let walletColumns = "seq, id, account_id, type, address, reference, key_origin"
