@@ -95,45 +95,64 @@ enum Base58Secret {
     ///
     /// - Throws: `.notBase58` (a character outside the alphabet) or `.wrongLength` (not 32 or 64 bytes).
     static func decode(_ text: Slice<UnsafeRawBufferPointer>, inputStart: Int) throws(KeyFormatError) -> SecretBytes {
-        // Big-endian number in scratch[capacity - used ..< capacity], plus leading '1's as zero bytes.
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
-        scratch.initializeMemory(as: UInt8.self, repeating: 0)
-        defer {
-            sodium_memzero(scratch.baseAddress, scratch.count)
-            scratch.deallocate()
-        }
+        // Every character first: the error names the first one outside the alphabet.
         var leadingZeros = 0
-        var seenNonZero = false
-        var used = 0
-        var overflow = false
+        var countingZeros = true
         for index in text.indices {
-            let value = Base58Secret.digit(text[index])
+            let value = digit(text[index])
             guard value != 0xff else {
                 throw KeyFormatError(
                     .notBase58,
                     "expected base58 text, the character at position \(index - inputStart + 1) is not in the base58 alphabet"
                 )
             }
-            if !seenNonZero && value == 0 {
-                leadingZeros += 1
-                continue
+            if countingZeros {
+                if value == 0 { leadingZeros += 1 } else { countingZeros = false }
             }
-            seenNonZero = true
-            if overflow { continue }  // keep validating characters; the length error comes after
-            var carry = UInt32(value)
-            var position = capacity - 1
-            var touched = 0
-            while position >= 0 && (touched < used || carry != 0) {
-                carry += 58 * UInt32(scratch[position])
-                scratch[position] = UInt8(truncatingIfNeeded: carry)
-                carry >>= 8
-                position -= 1
-                touched += 1
-            }
-            if carry != 0 { overflow = true }
-            used = touched
         }
-        let total = leadingZeros + used
+        // The number as little-endian 32-bit limbs, five digits (58^5 < 2^32) folded in per step; one
+        // limb past the capacity catches an overflow.
+        let limbCapacity = capacity / 4 + 1
+        let limbs = UnsafeMutablePointer<UInt32>.allocate(capacity: limbCapacity)
+        limbs.initialize(repeating: 0, count: limbCapacity)
+        defer {
+            sodium_memzero(limbs, limbCapacity * 4)
+            limbs.deallocate()
+        }
+        var used = 0
+        var overflow = false
+        var index = text.startIndex + leadingZeros
+        while index < text.endIndex && !overflow {
+            let digits = min(5, text.endIndex - index)
+            var group: UInt64 = 0
+            var multiplier: UInt64 = 1
+            for offset in 0..<digits {
+                group = group * 58 + UInt64(digit(text[index + offset]))
+                multiplier *= 58
+            }
+            index += digits
+            var carry = group
+            for limb in 0..<used {
+                let value = UInt64(limbs[limb]) * multiplier + carry
+                limbs[limb] = UInt32(truncatingIfNeeded: value)
+                carry = value >> 32
+            }
+            while carry != 0 {
+                guard used < limbCapacity else {
+                    overflow = true
+                    break
+                }
+                limbs[used] = UInt32(truncatingIfNeeded: carry)
+                carry >>= 32
+                used += 1
+            }
+        }
+        // Significant bytes of the number, least significant first.
+        func byte(_ position: Int) -> UInt8 { UInt8(truncatingIfNeeded: limbs[position / 4] >> (8 * (position % 4))) }
+        var length = used * 4
+        while length > 0 && byte(length - 1) == 0 { length -= 1 }
+        overflow = overflow || length > capacity
+        let total = leadingZeros + length
         guard !overflow, total == 32 || total == 64 else {
             let found = overflow ? "more than \(capacity) bytes" : "\(total) bytes"
             throw KeyFormatError(
@@ -141,8 +160,7 @@ enum Base58Secret {
         }
         return SecretBytes(count: total) { out in
             // out is zeroed: the leading zero bytes are already in place.
-            out.baseAddress!.advanced(by: leadingZeros).copyMemory(
-                from: scratch.baseAddress!.advanced(by: capacity - used), byteCount: used)
+            for position in 0..<length { out[total - 1 - position] = byte(position) }
         }
     }
 

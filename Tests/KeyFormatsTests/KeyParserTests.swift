@@ -150,6 +150,28 @@ import WalletCrypto
             }
         }
         #expect(checked > 90)
+        // 64-byte keypairs (seed then public key), and numbers of other lengths: refused by length.
+        for _ in 0..<25 {
+            let key = Ed25519.PrivateKey.generate()
+            let text = Base58.encode(key.seed.unsafeCopy() + key.publicKey.rawRepresentation)
+            guard text.count != 64 else { continue }
+            #expect(try Self.parse(text, .solana).get().secret == key.seed)
+            checked += 1
+        }
+        #expect(checked > 110)
+        // 88 'z's (the longest text allowed) are a number of 65 bytes.
+        let overflowing = String(repeating: "z", count: 88)
+        for (length, text) in [1, 31, 33, 63].map({ ($0, Base58.encode([UInt8](repeating: 0xA7, count: $0))) })
+            + [(65, overflowing)]
+        {
+            guard text.count != 32 && text.count != 64 else { continue }
+            guard case .failure(let error) = Self.parse(text, .solana) else {
+                Issue.record("\(length) bytes of base58 were accepted")
+                continue
+            }
+            #expect(error.code == .wrongLength, "\(length) bytes")
+            #expect(error.reason.contains(length > 64 ? "more than 64 bytes" : "\(length) bytes"), "\(error.reason)")
+        }
     }
 
     @Test func referenceLimit() throws {
