@@ -64,7 +64,7 @@ extension WaasService {
         let account = try await authentication.value()
         let project = call.project.id
 
-        return try await store.write { [self] db in
+        return try await store.write(weight: prepared.count) { [self] db in
             // Still the caller's to use: not revoked since the request was authenticated.
             guard try db.credential(credential, project: project)?.revokedAt == nil else {
                 throw WaasError(.unauthorized, "credential was revoked")

@@ -87,7 +87,7 @@ extension WaasService {
         guard !missing.isEmpty else { return CreateWalletsResponse(wallets: entries.map { $0! }) }
         let project = call.project.id
         let credential = try signature(of: call).credential
-        let created = try await store.write { db -> [(Int, CreatedWallet)] in
+        let created = try await store.write(weight: missing.count) { db -> [(Int, CreatedWallet)] in
             // Still the caller's to use: not revoked since the request was authenticated.
             guard try db.credential(credential, project: project)?.revokedAt == nil else {
                 throw WaasError(.unauthorized, "credential was revoked")

@@ -28,6 +28,8 @@ public final class CoreStore: Sendable {
 
     /// A write waiting for its batch.
     private struct PendingWrite: Sendable {
+        /// Rows it changes, about: a group takes writes up to ``groupWeightLimit``.
+        var weight: Int
         /// Runs the body in the batch's transaction; returns how to answer once the batch committed
         /// (nil) or failed to (the error).
         var run: @Sendable (SQLiteDatabase) -> @Sendable ((any Error)?) -> Void
@@ -60,18 +62,29 @@ public final class CoreStore: Sendable {
         try reader.sync { db in try db.execute("PRAGMA query_only=ON") }
     }
 
+    /// Rows one group commit may change, about. With `cache_spill` off a transaction's dirty pages stay
+    /// in memory until it commits (about 1.5 pages of 4 KiB per wallet row: the random address index
+    /// takes one): bulk writes queued by many batches in flight would otherwise share one group and
+    /// grow memory with the number in flight. A write heavier than the limit still goes, alone.
+    static let groupWeightLimit = 2000
+
     /// Runs `body` atomically: every change a request makes commits together or not at all, and is
-    /// durable when this returns.
-    func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
-        try await submit(body).value()
+    /// durable when this returns. `weight`: the rows it changes, about (bulk writes; default 1).
+    func write<T: Sendable>(weight: Int = 1, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws
+        -> T
+    {
+        try await submit(weight: weight, body).value()
     }
 
     /// Queues `body` as ``write(_:)`` does, now, and returns at once: its place among the writes is
     /// taken at the call, its result awaited later. A request that must take its nonce in arrival order
     /// but has CPU work to do before it needs the answer submits the nonce write and works meanwhile.
-    func submit<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) -> WriteTicket<T> {
+    func submit<T: Sendable>(weight: Int = 1, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T)
+        -> WriteTicket<T>
+    {
         let ticket = WriteTicket<T>()
         let write = PendingWrite(
+            weight: max(1, weight),
             run: { db in
                 let result = Result { () throws -> T in
                     try db.execute("SAVEPOINT request")
@@ -108,10 +121,19 @@ public final class CoreStore: Sendable {
     /// Commits batches until no write is waiting.
     private func flush() {
         while true {
+            // The writes waiting, oldest first, up to the group's weight (at least one).
             let writes = pending.withLock { state -> [PendingWrite] in
-                defer { state.writes = [] }
                 if state.writes.isEmpty { state.flushing = false }
-                return state.writes
+                var taken = 0
+                var weight = 0
+                while taken < state.writes.count
+                    && (taken == 0 || weight + state.writes[taken].weight <= Self.groupWeightLimit)
+                {
+                    weight += state.writes[taken].weight
+                    taken += 1
+                }
+                defer { state.writes.removeFirst(taken) }
+                return Array(state.writes.prefix(taken))
             }
             if writes.isEmpty { return }
             let answers = queue.sync { db in Self.commit(writes, db) }
