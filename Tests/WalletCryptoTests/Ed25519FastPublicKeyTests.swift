@@ -15,7 +15,8 @@ import Testing
         var seeds: [SecretBytes] = []
         var expected: [String] = []
         for vector in try #require(root["vectors"] as? [[String: String]]) {
-            let seed = SecretBytes(try #require(Hex.decode(try #require(vector["secret_key_seed"]))))
+            let seedHex = try #require(vector["secret_key_seed"])
+            let seed = SecretBytes(try #require(Hex.decode(seedHex)))
             let publicKey = try #require(vector["public_key"])
             #expect(
                 Base16.encode(try Ed25519.publicKey(seed: seed).rawRepresentation) == publicKey, "\(vector["name"]!)")
