@@ -14,18 +14,21 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
     /// Rows (256^j·B) and multiples per row.
     static let rows = 32
     static let multiples = 8
-    /// Words per entry: three field elements of five limbs.
-    static let entryWords = 15
+    /// Words per entry: three canonical field elements of four 64-bit words (96 bytes, not 120 as five
+    /// limbs would take: the lookup reads every entry, so its cost is the table's size).
+    static let entryWords = 12
 
     /// The process-wide table, built by the first key derivation (Swift runs a global's initializer once).
     static let shared = Ed25519BaseTable()
 
-    /// rows × multiples × entryWords limbs; entry (j, k) holds (k + 1)·256^j·B, each element canonical.
+    /// rows × multiples × entryWords words; entry (j, k) holds (k + 1)·256^j·B: y + x, y - x and 2d·x·y, each
+    /// as its canonical value in four little-endian words.
     private let words: UnsafeMutablePointer<UInt64>
 
     private init() {
         let count = Self.rows * Self.multiples * Self.entryWords
-        words = .allocate(capacity: count)
+        words = UnsafeMutableRawPointer.allocate(byteCount: count * 8, alignment: 64).bindMemory(
+            to: UInt64.self, capacity: count)
         words.initialize(repeating: 0, count: count)
         var rowBase = Ed25519Point.base
         for row in 0..<Self.rows {
@@ -50,52 +53,44 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
 
     private func store(_ entry: Precomputed, at offset: Int) {
         for (index, element) in [entry.yPlusX, entry.yMinusX, entry.xy2d].enumerated() {
-            let (w0, w1, w2, w3) = element.canonicalWords
-            let canonical = Field(words: w0, w1, w2, w3)
-            let base = words + offset + index * 5
-            (base[0], base[1], base[2], base[3], base[4]) =
-                (canonical.l0, canonical.l1, canonical.l2, canonical.l3, canonical.l4)
+            let base = words + offset + index * 4
+            (base[0], base[1], base[2], base[3]) = element.canonicalWords
         }
     }
 
     /// digit·256^row·B for a digit in [-8, 8], in constant time.
     ///
-    /// All eight entries of the row are read, every time, and combined with masks; the digit's sign and
-    /// magnitude come from arithmetic shifts; the negation is a masked swap and a masked select. So neither
-    /// the memory touched nor the instructions run depend on the digit.
+    /// All eight entries of the row are read, every time, and combined with masks (four words at a time);
+    /// the digit's sign and magnitude come from arithmetic shifts; the negation is a masked swap and a
+    /// masked select. So neither the memory touched nor the instructions run depend on the digit.
     @inline(__always)
     func select(row: Int, digit: Int8) -> Precomputed {
+        typealias Words = SIMD4<UInt64>
         let value = Int64(digit)
         let sign = UInt64(bitPattern: value >> 63)  // all ones when negative
         let magnitude = UInt64(bitPattern: (value ^ (value >> 63)) &- (value >> 63))
         let isZero = 0 &- ((magnitude &- 1) >> 63)  // all ones when the digit is 0
-        var yPlusX = Field(isZero & 1, 0, 0, 0, 0)
+        var yPlusX = Words(isZero & 1, 0, 0, 0)
         var yMinusX = yPlusX
-        var xy2d = Field.zero
-        var entry = UnsafePointer(words + row * Self.multiples * Self.entryWords)
+        var xy2d = Words()
+        var entry = UnsafeRawPointer(words + row * Self.multiples * Self.entryWords)
         for k in 1...UInt64(Self.multiples) {
             // (m ^ k) - 1 has its top bit set only when m == k (both are at most 8).
-            let mask = 0 &- (((magnitude ^ k) &- 1) >> 63)
-            yPlusX.formOr(entry, mask: mask)
-            yMinusX.formOr(entry + 5, mask: mask)
-            xy2d.formOr(entry + 10, mask: mask)
-            entry += Self.entryWords
+            let mask = Words(repeating: 0 &- (((magnitude ^ k) &- 1) >> 63))
+            yPlusX |= entry.loadUnaligned(as: Words.self) & mask
+            yMinusX |= entry.loadUnaligned(fromByteOffset: 32, as: Words.self) & mask
+            xy2d |= entry.loadUnaligned(fromByteOffset: 64, as: Words.self) & mask
+            entry += Self.entryWords * 8
         }
-        return Precomputed(yPlusX: yPlusX, yMinusX: yMinusX, xy2d: xy2d).negated(mask: sign)
+        return Precomputed(
+            yPlusX: Field(words: yPlusX[0], yPlusX[1], yPlusX[2], yPlusX[3]),
+            yMinusX: Field(words: yMinusX[0], yMinusX[1], yMinusX[2], yMinusX[3]),
+            xy2d: Field(words: xy2d[0], xy2d[1], xy2d[2], xy2d[3])
+        ).negated(mask: sign)
     }
 }
 
 extension Ed25519FieldElement {
-    /// ORs in the five limbs at `limbs`, each ANDed with `mask` (a table lookup step).
-    @inline(__always)
-    fileprivate mutating func formOr(_ limbs: UnsafePointer<UInt64>, mask: UInt64) {
-        l0 |= limbs[0] & mask
-        l1 |= limbs[1] & mask
-        l2 |= limbs[2] & mask
-        l3 |= limbs[3] & mask
-        l4 |= limbs[4] & mask
-    }
-
     /// Replaces every element by its inverse with one field inversion and 3(n - 1) products
     /// (Montgomery's trick: invert the product of all, then peel the factors off from the end).
     ///
