@@ -44,7 +44,7 @@ enum ImportedKeyParser {
         let publicKey: Ed25519.PublicKey
     }
 
-    /// The public key comes from WalletCrypto's Swift derivation (`Ed25519.publicKey(seed:)`), about a quarter
+    /// The public key comes from WalletCrypto's Swift derivation (`Ed25519.publicKey(seed:)`), about 12%
     /// cheaper than libsodium's `crypto_sign_seed_keypair` and byte for byte the same; signing stays libsodium.
     static func solana(_ plaintext: SecretBytes) throws(WaasError) -> SolanaKey {
         var raw: SecretBytes = plaintext

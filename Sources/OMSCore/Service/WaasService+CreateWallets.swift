@@ -139,7 +139,7 @@ extension WaasService {
                 }
             }
             // Solana: every public key of the chunk in one call, normalised with one shared field inversion
-            // (about a quarter cheaper per key than libsodium's crypto_sign_seed_keypair; docs/core.md).
+            // (about a third less CPU per key than libsodium's crypto_sign_seed_keypair; docs/bench.md).
             var solanaKeys: [Ed25519.PublicKey] = []
             if case .solana = type { solanaKeys = try Ed25519.publicKeys(seeds: secrets) }
             for index in 0..<count {

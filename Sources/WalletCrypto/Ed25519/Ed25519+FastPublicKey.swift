@@ -4,8 +4,9 @@ internal import CSodium
 extension Ed25519 {
     /// The public key RFC 8032 derives from a 32-byte seed (section 5.1.5), computed in Swift.
     ///
-    /// The same bytes as `PrivateKey(seed:).publicKey` (libsodium), about a quarter faster per key; use
-    /// ``publicKeys(seeds:)`` for many seeds, which shares one field inversion among them. Constant time in
+    /// The same bytes as `PrivateKey(seed:).publicKey` (libsodium), about 12% less CPU per key; use
+    /// ``publicKeys(seeds:)`` for many seeds, which shares one field inversion among them (about 36% less
+    /// than libsodium; docs/bench.md "Ed25519 public keys"). Constant time in
     /// the seed: see ``publicKeys(seeds:)``.
     ///
     /// - Throws: `ECCError.Code.invalidKeyLength` if the seed is not 32 bytes.
