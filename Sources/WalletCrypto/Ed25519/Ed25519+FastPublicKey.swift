@@ -6,8 +6,8 @@ extension Ed25519 {
     ///
     /// The same bytes as `PrivateKey(seed:).publicKey` (libsodium), about 12% less CPU per key; use
     /// ``publicKeys(seeds:)`` for many seeds, which shares one field inversion among them (about 36% less
-    /// than libsodium; docs/bench.md "Ed25519 public keys"). Constant time in
-    /// the seed: see ``publicKeys(seeds:)``.
+    /// than libsodium; docs/bench.md "Ed25519 public keys"). Constant time in the seed: see
+    /// ``publicKeys(seeds:)``.
     ///
     /// - Throws: `ECCError.Code.invalidKeyLength` if the seed is not 32 bytes.
     /// - SeeAlso: <https://www.rfc-editor.org/rfc/rfc8032#section-5.1.5>
@@ -20,7 +20,7 @@ extension Ed25519 {
     /// Per seed: SHA-512, clamp the first half into the scalar a, then a·B by 64 lookups in a table of
     /// multiples of B (built from B at first use) and 64 mixed additions with 4 doublings, in extended
     /// coordinates. The points of a chunk of seeds are brought to affine form with one field inversion for
-    /// the whole chunk (Montgomery's trick) instead of one each, which saves about a quarter of the work.
+    /// the whole chunk (Montgomery's trick) instead of one each: the inversion is about a quarter of a single derivation.
     ///
     /// Constant time in the seeds: the scalar is recoded to signed radix-16 digits by arithmetic only, each
     /// lookup reads every entry of its table row and keeps one by masks, and the field arithmetic has no
@@ -73,7 +73,7 @@ extension Ed25519 {
     }
 
     /// Seeds per shared inversion: enough that the inversion is a rounding error per key, few enough that
-    /// the working points stay in the L1 cache beside the 30 KiB table.
+    /// the working points stay in the L1 cache beside the 24 KiB table.
     static let fastBatchChunk = 64
 
     /// a·B for the seed at `seed` (32 bytes), in extended coordinates; `scratch` holds 128 bytes.
