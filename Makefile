@@ -36,7 +36,7 @@ bench: bootstrap
 	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
 	scripts/bench.sh
 
-## make bench-micro: the in-process micro tables (crypto, engine, core, access, import).
+## make bench-micro: the in-process micro tables (crypto, ed25519, engine, core, access, import).
 bench-micro: bootstrap
 	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
 	scripts/bench-micro.sh

@@ -138,7 +138,7 @@ extension WaasService {
             return (key.ethereumAddress.checksummed, try seal(key.secretBytes))
         case .solana:
             let key = try ImportedKeyParser.solana(plaintext)
-            return (key.solanaAddress, try seal(key.seed))
+            return (key.publicKey.solanaAddress, try seal(key.seed))
         case .unknown(let name):
             throw WaasError(.unsupportedWalletType, "wallet type \(name) is not supported")
         }

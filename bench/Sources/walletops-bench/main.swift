@@ -11,6 +11,7 @@ import Foundation
 ///     walletops-bench stage --home H ...        stages wallets and sessions in a walletops home (StageBench)
 ///     walletops-bench delay-proxy --to HOST:PORT [--port P] [--delay-ms D]   test-only delaying TCP proxy
 ///     walletops-bench import-batch [--batch N] [--batches M]   batched attested imports (ImportWallets)
+///     walletops-bench ed25519 [--rounds N]     Ed25519 public keys: libsodium beside ours, single and batched
 ///     walletops-bench create [--wallets N] [--batch B] [--parallel P]
 ///                                              CreateWallets batches: wallets/s, CPU per wallet, floor
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -47,13 +48,16 @@ do {
     case "delay-proxy": try DelayProxy.run(arguments)
     case "import-batch": print(try await ImportBench.runBatched(arguments))
     case "create": print(try await CreateWalletsBench.run(arguments))
+    case "ed25519":
+        print("## Ed25519 public keys from seeds (1000 seeds; fastest of the rounds, measured in turns)\n")
+        print(try Ed25519Bench.run(arguments))
     default:
         FileHandle.standardError.write(
             Data(
                 ("usage: walletops-bench crypto [--floor FILE] | engine [--peer FILE] [--items N] | core [--requests N]"
                     + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
                     + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
-                    + " | create [--wallets N] [--batch B] [--parallel P]"
+                    + " | create [--wallets N] [--batch B] [--parallel P] | ed25519 [--rounds N]"
                     + " | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
         exit(64)
     }

@@ -1,0 +1,134 @@
+/// The multiples k·256^j·B of the Ed25519 base point for k = 1...8 and j = 0..<32, in affine precomputed
+/// form, and their constant-time lookup.
+///
+/// With the scalar written in 64 signed radix-16 digits e_i (a = Σ e_i·16^i, e_i in [-8, 8]),
+/// a·B = Σ_j e_{2j}·256^j·B + 16·Σ_j e_{2j+1}·256^j·B: 64 table additions and 4 doublings.
+///
+/// The table is computed from B at first use (64 inversions and a few hundred additions), not pasted in:
+/// B is derived from its definition (y = 4/5, x even), each row's multiples by repeated mixed addition, the
+/// next row's base (256 times this one's) by 5 doublings of the 8th multiple, and every row made affine with
+/// one batched inversion.
+final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, read-only afterwards
+    typealias Field = Ed25519FieldElement
+    typealias Precomputed = Ed25519Point.Precomputed
+
+    /// Rows (256^j·B) and multiples per row.
+    static let rows = 32
+    static let multiples = 8
+    /// Words per entry: three canonical field elements of four 64-bit words (96 bytes, not 120 as five
+    /// limbs would take: the lookup reads every entry, so its cost is the table's size).
+    static let entryWords = 12
+
+    /// The process-wide table, built by the first key derivation (Swift runs a global's initializer once).
+    static let shared = Ed25519BaseTable()
+
+    /// rows × multiples × entryWords words; entry (j, k) holds (k + 1)·256^j·B: y + x, y - x and 2d·x·y, each
+    /// as its canonical value in four little-endian words.
+    private let words: UnsafeMutablePointer<UInt64>
+
+    private init() {
+        let count = Self.rows * Self.multiples * Self.entryWords
+        words = UnsafeMutableRawPointer.allocate(byteCount: count * 8, alignment: 64).bindMemory(
+            to: UInt64.self, capacity: count)
+        words.initialize(repeating: 0, count: count)
+        var rowBase = Ed25519Point.base
+        for row in 0..<Self.rows {
+            let step = Precomputed(x: rowBase.x, y: rowBase.y)
+            var multiples = [rowBase]
+            for _ in 1..<Self.multiples { multiples.append(multiples[multiples.count - 1].adding(step)) }
+            var zInverses = multiples.map(\.z)
+            Field.invertInPlace(&zInverses)
+            for (k, point) in multiples.enumerated() {
+                let entry = Precomputed(x: point.x * zInverses[k], y: point.y * zInverses[k])
+                store(entry, at: (row * Self.multiples + k) * Self.entryWords)
+            }
+            // 256·P = 32·(8·P): five doublings of the last multiple, then back to affine for the next row.
+            var next = multiples[Self.multiples - 1]
+            for _ in 0..<5 { next = next.doubled() }
+            let zInverse = next.z.inverted
+            let x = next.x * zInverse
+            let y = next.y * zInverse
+            rowBase = Ed25519Point(x: x, y: y, z: .one, t: x * y)
+        }
+    }
+
+    private func store(_ entry: Precomputed, at offset: Int) {
+        for (index, element) in [entry.yPlusX, entry.yMinusX, entry.xy2d].enumerated() {
+            let base = words + offset + index * 4
+            (base[0], base[1], base[2], base[3]) = element.canonicalWords
+        }
+    }
+
+    /// digit·256^row·B for a digit in [-8, 8], in constant time.
+    ///
+    /// All eight entries of the row are read, every time, and combined with masks (four words at a time);
+    /// the digit's sign and magnitude come from arithmetic shifts; the negation is a masked swap and a
+    /// masked select. So neither the memory touched nor the instructions run depend on the digit.
+    @inline(__always)
+    func select(row: Int, digit: Int8) -> Precomputed {
+        typealias Words = SIMD4<UInt64>
+        let value = Int64(digit)
+        let sign = UInt64(bitPattern: value >> 63)  // all ones when negative
+        let magnitude = UInt64(bitPattern: (value ^ (value >> 63)) &- (value >> 63))
+        let isZero = 0 &- ((magnitude &- 1) >> 63)  // all ones when the digit is 0
+        var yPlusX = Words(isZero & 1, 0, 0, 0)
+        var yMinusX = yPlusX
+        var xy2d = Words()
+        var entry = UnsafeRawPointer(words + row * Self.multiples * Self.entryWords)
+        for k in 1...UInt64(Self.multiples) {
+            // (m ^ k) - 1 has its top bit set only when m == k (both are at most 8).
+            let mask = Words(repeating: 0 &- (((magnitude ^ k) &- 1) >> 63))
+            yPlusX |= entry.loadUnaligned(as: Words.self) & mask
+            yMinusX |= entry.loadUnaligned(fromByteOffset: 32, as: Words.self) & mask
+            xy2d |= entry.loadUnaligned(fromByteOffset: 64, as: Words.self) & mask
+            entry += Self.entryWords * 8
+        }
+        return Precomputed(
+            yPlusX: Field(words: yPlusX[0], yPlusX[1], yPlusX[2], yPlusX[3]),
+            yMinusX: Field(words: yMinusX[0], yMinusX[1], yMinusX[2], yMinusX[3]),
+            xy2d: Field(words: xy2d[0], xy2d[1], xy2d[2], xy2d[3])
+        ).negated(mask: sign)
+    }
+}
+
+extension Ed25519FieldElement {
+    /// Replaces every element by its inverse with one field inversion and 3(n - 1) products
+    /// (Montgomery's trick: invert the product of all, then peel the factors off from the end).
+    ///
+    /// Constant time in the values; none may be zero (a Z coordinate never is).
+    static func invertInPlace(_ elements: inout [Ed25519FieldElement]) {
+        elements.withUnsafeMutableBufferPointer { buffer in
+            let count = buffer.count
+            guard count > 0 else { return }
+            let prefix = UnsafeMutablePointer<Ed25519FieldElement>.allocate(capacity: count)
+            defer { prefix.deallocate() }
+            invertInPlace(buffer.baseAddress!, count: count, scratch: prefix)
+        }
+    }
+
+    /// Montgomery's trick on `count` elements at `elements`, using `scratch` (room for `count`) for the
+    /// running products.
+    static func invertInPlace(
+        _ elements: UnsafeMutablePointer<Ed25519FieldElement>, count: Int,
+        scratch: UnsafeMutablePointer<Ed25519FieldElement>
+    ) {
+        guard count > 0 else { return }
+        // scratch[i] = e0·e1·...·ei
+        var running = elements[0]
+        scratch[0] = running
+        for i in 1..<count {
+            running = running * elements[i]
+            scratch[i] = running
+        }
+        // inverse = 1/(e0·...·ei); then 1/ei = inverse·(e0·...·e(i-1)) and inverse·ei = 1/(e0·...·e(i-1)).
+        var inverse = running.inverted
+        var i = count - 1
+        while i > 0 {
+            let element = elements[i]
+            elements[i] = inverse * scratch[i - 1]
+            inverse = inverse * element
+            i -= 1
+        }
+        elements[0] = inverse
+    }
+}
