@@ -44,9 +44,23 @@ enum ImportedKeyParser {
         let publicKey: Ed25519.PublicKey
     }
 
+    /// A Solana key read but not yet derived: its seed, and a keypair's public half (a claim to check).
+    struct SolanaSeed {
+        let seed: SecretBytes
+        let claimedPublicKey: [UInt8]?
+    }
+
     /// The public key comes from WalletCrypto's Swift derivation (`Ed25519.publicKey(seed:)`), about 12%
-    /// cheaper than libsodium's `crypto_sign_seed_keypair` and byte for byte the same; signing stays libsodium.
+    /// cheaper than libsodium's `crypto_sign_seed_keypair` and byte for byte the same; signing stays
+    /// libsodium. Many keys at once: ``solanaSeed(_:)``, one `Ed25519.publicKeys(seeds:)` call, then
+    /// ``solanaKey(_:derived:)`` per key.
     static func solana(_ plaintext: SecretBytes) throws(WaasError) -> SolanaKey {
+        let read = try solanaSeed(plaintext)
+        return try solanaKey(read, derived: publicKey(seed: read.seed))
+    }
+
+    /// Reads a Solana key's seed (and a keypair's claimed public half) without deriving anything.
+    static func solanaSeed(_ plaintext: SecretBytes) throws(WaasError) -> SolanaSeed {
         var raw: SecretBytes = plaintext
         if plaintext.count != 32, plaintext.count != 64 {
             var text = trimmed(plaintext)
@@ -64,25 +78,29 @@ enum ImportedKeyParser {
         }
         switch raw.count {
         case 32:
-            return SolanaKey(seed: raw, publicKey: publicKey(seed: raw))
+            return SolanaSeed(seed: raw, claimedPublicKey: nil)
         case 64:
-            // A keypair's public half is only a claim: recompute it from the seed and compare in constant time.
             let seed = SecretBytes(count: 32) { out in
                 raw.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<32])) }
             }
-            let derived = publicKey(seed: seed)
-            let matches = raw.withUnsafeBytes { pair in
-                derived.rawRepresentation.withUnsafeBytes {
-                    constantTimeEquals(UnsafeRawBufferPointer(rebasing: pair[32..<64]), $0)
-                }
+            return SolanaSeed(seed: seed, claimedPublicKey: raw.withUnsafeBytes { Array($0[32..<64]) })
+        default:
+            throw WaasError(.invalidRequest, "a Solana key must be a 32-byte seed or a 64-byte keypair")
+        }
+    }
+
+    /// The key of `read` given its seed's public key: a keypair's public half is only a claim, compared
+    /// with the derived one in constant time.
+    static func solanaKey(_ read: SolanaSeed, derived: Ed25519.PublicKey) throws(WaasError) -> SolanaKey {
+        if let claimed = read.claimedPublicKey {
+            let matches = claimed.withUnsafeBytes { claim in
+                derived.rawRepresentation.withUnsafeBytes { constantTimeEquals(claim, $0) }
             }
             guard matches else {
                 throw WaasError(.invalidRequest, "the Solana keypair's public half does not match its seed")
             }
-            return SolanaKey(seed: seed, publicKey: derived)
-        default:
-            throw WaasError(.invalidRequest, "a Solana key must be a 32-byte seed or a 64-byte keypair")
         }
+        return SolanaKey(seed: read.seed, publicKey: derived)
     }
 
     /// The public key of a seed known to be 32 bytes.

@@ -171,7 +171,8 @@ extension WaasService {
 
     /// Prepares `items[range]`: each opens at its own sequence number, so one that fails to open leaves
     /// the others as they are. The chunk's nonces and id bytes come from one CSPRNG draw, not four
-    /// getrandom calls per item.
+    /// getrandom calls per item; its Solana public keys come from one batched derivation
+    /// (`Ed25519.publicKeys(seeds:)`: one field inversion for the lot).
     private func prepareImports(
         _ items: [ImportWalletsItem], range: Range<Int>, suite: ImportSuite, recipientKey: SecretBytes,
         encapsulatedKey: [UInt8], keyId: String, milliseconds: UInt64
@@ -187,29 +188,59 @@ extension WaasService {
         let sealer = try custody.sealer()
         let stride = Self.importRandomStride
         let random = SecretBytes.random(count: range.count * stride)
-        return try random.withUnsafeBytes { raw in
-            try range.map { index in
+        var prepared = [PreparedImport?](repeating: nil, count: range.count)
+        // Solana items wait for the chunk's batched derivation: (index, seed, wallet id, seal nonce).
+        var solana: [(index: Int, read: ImportedKeyParser.SolanaSeed, walletId: String, nonce: [UInt8])] = []
+        func refuse(_ index: Int, _ error: WaasError) {
+            prepared[index - range.lowerBound] = .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
+        }
+        try random.withUnsafeBytes { raw in
+            for index in range {
                 let base = (index - range.lowerBound) * stride
+                let nonce = Array(raw[base..<base + 12])
+                let walletId = Identifier.make(
+                    "wal", milliseconds: milliseconds,
+                    random: UnsafeRawBufferPointer(rebasing: raw[base + 12..<base + stride]))
                 do {
-                    return try prepareImport(
-                        items[index], index: index, recipient: recipient, sealer: sealer, keyId: keyId,
-                        nonce: Array(raw[base..<base + 12]),
-                        walletId: Identifier.make(
-                            "wal", milliseconds: milliseconds,
-                            random: UnsafeRawBufferPointer(rebasing: raw[base + 12..<base + stride])))
+                    let item = items[index]
+                    let plaintext = try openImport(item, index: index, recipient: recipient, keyId: keyId)
+                    let type = item.networkFamily.walletType
+                    if type == .solana {
+                        solana.append((index, try ImportedKeyParser.solanaSeed(plaintext), walletId, nonce))
+                        continue
+                    }
+                    let (address, sealed) = try importedKey(
+                        plaintext, type: type, walletId: walletId, sealer: sealer, nonce: nonce)
+                    prepared[index - range.lowerBound] = .ready(
+                        walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
                 } catch let error as WaasError {
-                    return .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
+                    refuse(index, error)
                 }
             }
         }
+        if !solana.isEmpty {
+            let publicKeys = try Ed25519.publicKeys(seeds: solana.map(\.read.seed))
+            for (entry, publicKey) in zip(solana, publicKeys) {
+                do {
+                    let key = try ImportedKeyParser.solanaKey(entry.read, derived: publicKey)
+                    let sealed = try sealer.seal(key.seed, nonce: entry.nonce, for: entry.walletId)
+                    prepared[entry.index - range.lowerBound] = .ready(
+                        walletId: entry.walletId, type: .solana, address: publicKey.solanaAddress,
+                        reference: items[entry.index].reference, sealedKey: sealed)
+                } catch let error as WaasError {
+                    refuse(entry.index, error)
+                }
+            }
+        }
+        return prepared.map { $0! }
     }
 
-    /// One item: the checks of a single ImportWallet, in the same order. Throws `WaasError` for a refusal
-    /// of this item, anything else for a failure of the core (which fails the batch).
-    private func prepareImport(
-        _ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, sealer: KeyCustody.Sealer, keyId: String,
-        nonce: [UInt8], walletId: String
-    ) throws -> PreparedImport {
+    /// One item's checks before its key is read, those of a single ImportWallet in the same order; its
+    /// plaintext. Throws `WaasError` for a refusal of this item, anything else for a failure of the core
+    /// (which fails the batch).
+    private func openImport(_ item: ImportWalletsItem, index: Int, recipient: HPKE.Recipient, keyId: String) throws
+        -> SecretBytes
+    {
         guard item.networkFamily.isKnown else {
             throw WaasError(.unsupportedWalletType, "networkFamily \(item.networkFamily) is not supported")
         }
@@ -217,7 +248,6 @@ extension WaasService {
         guard let ciphertext = CanonicalBase64.decode(item.ciphertext), ciphertext.count > 16,
             ciphertext.count <= 4096
         else { throw WaasError(.invalidRequest, "ciphertext must be canonical base64 of 17-4096 bytes") }
-        let plaintext: SecretBytes
         do {
             var opened = try recipient.open(
                 ciphertext,
@@ -225,16 +255,12 @@ extension WaasService {
                     index: index, networkFamily: item.networkFamily, reference: item.reference),
                 sequenceNumber: UInt64(index))
             defer { SecretBytes.wipe(&opened) }
-            plaintext = SecretBytes(opened)
+            return SecretBytes(opened)
         } catch {
             throw WaasError(
                 .invalidRequest,
                 "does not open with recipient key \(keyId) at this index for this networkFamily and reference")
         }
-        let type = item.networkFamily.walletType
-        let (address, sealed) = try importedKey(
-            plaintext, type: type, walletId: walletId, sealer: sealer, nonce: nonce)
-        return .ready(walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
     }
 }
 
