@@ -10,11 +10,23 @@ extension SQLiteDatabase {
         public var name: String
         /// One or more SQL statements.
         public var sql: String
+        /// Runs after `sql` in the same transaction: what SQL alone cannot express (values computed by
+        /// the program).
+        public var body: (@Sendable (SQLiteDatabase) throws -> Void)?
+        /// Runs with foreign-key enforcement off (it cannot change inside a transaction), then checks every
+        /// foreign key before committing: the way SQLite documents for rebuilding a table that other
+        /// tables reference (<https://www.sqlite.org/lang_altertable.html#otheralter>).
+        public var rebuildsTables: Bool
 
         /// Creates a migration.
-        public init(_ name: String, sql: String) {
+        public init(
+            _ name: String, sql: String, rebuildsTables: Bool = false,
+            body: (@Sendable (SQLiteDatabase) throws -> Void)? = nil
+        ) {
             self.name = name
             self.sql = sql
+            self.rebuildsTables = rebuildsTables
+            self.body = body
         }
     }
 
@@ -35,8 +47,16 @@ extension SQLiteDatabase {
         var applied = 0
         for (index, migration) in migrations.enumerated() where index >= current {
             do {
+                let enforcing = try migration.rebuildsTables && scalarInt("PRAGMA foreign_keys") == 1
+                if enforcing { try execute("PRAGMA foreign_keys=OFF") }
+                defer { if enforcing { try? execute("PRAGMA foreign_keys=ON") } }
                 try transaction(.immediate) {
                     try execute(migration.sql)
+                    try migration.body?(self)
+                    if migration.rebuildsTables, let broken = try rows("PRAGMA foreign_key_check").first {
+                        let table = if case .text(let name) = broken[0] { name } else { "?" }
+                        throw SQLiteError(code: 19, message: "the rebuild broke a foreign key of table \(table)")
+                    }
                     try execute("PRAGMA user_version=\(index + 1)")
                 }
             } catch let error as SQLiteError {

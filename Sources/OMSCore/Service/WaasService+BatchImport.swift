@@ -263,18 +263,3 @@ extension WaasService {
         }
     }
 }
-
-extension SQLiteDatabase {
-    /// The wallet of a project that holds `address`.
-    func wallet(address: String, project: String) throws -> WalletRecord? {
-        try rows(
-            "SELECT seq, id, account_id, type, address, reference, key_origin FROM wallets "
-                + "WHERE project_id = ? AND address = ?", [.text(project), .text(address)]
-        ).first.map {
-            WalletRecord(
-                seq: $0[0].int ?? 0, id: $0[1].text ?? "", accountId: $0[2].text ?? "",
-                type: WalletType(wire: $0[3].text ?? ""), address: $0[4].text ?? "", reference: $0[5].text,
-                keyOrigin: KeyOrigin(wire: $0[6].text ?? ""))
-        }
-    }
-}

@@ -92,5 +92,6 @@ enum CoreSchema {
         accessMigration,
         importMigration,
         revokedAccessMigration,
+        addressKeyMigration,
     ]
 }

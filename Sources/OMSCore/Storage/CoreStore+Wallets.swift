@@ -28,8 +28,26 @@ extension SQLiteDatabase {
     }
 
     private static let insertWalletSQL =
-        "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
-        + "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO wallets(id, project_id, account_id, type, address, address_key, reference, key_origin, "
+        + "sealed_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    private static let walletByAddressSQL =
+        "SELECT \(walletColumns) FROM wallets WHERE address_key = ? AND project_id = ? AND address = ? LIMIT 1"
+
+    /// The wallet of `project` that holds `address`, through the index on its address key.
+    func wallet(address: String, project: String) throws -> WalletRecord? {
+        try wallet(address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
+    }
+
+    private func wallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
+        let statement = try cachedStatement(Self.walletByAddressSQL)
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        try statement.bind(project, at: 2)
+        try statement.bind(address, at: 3)
+        guard try statement.step() else { return nil }
+        return Self.walletRecord(statement)
+    }
 
     /// Inserts `wallet` unless its account already has a wallet with its reference. Returns the stored
     /// row, or nil when the reference was taken.
@@ -50,8 +68,14 @@ extension SQLiteDatabase {
 
     /// Inserts `wallet` and returns it with its `seq`.
     ///
-    /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet.
+    /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet of the
+    ///   project: checked here, inside the writer's transaction, through the address key's index
+    ///   (``WalletAddressKey``; no unique index on the address text, docs/core.md "Wallet storage").
     func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
+        let addressKey = WalletAddressKey.of(project: project, address: wallet.address)
+        if try self.wallet(address: wallet.address, project: project, key: addressKey) != nil {
+            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
+        }
         let statement = try cachedStatement(Self.insertWalletSQL)
         defer { statement.reset() }
         try statement.bind(wallet.id, at: 1)
@@ -59,17 +83,12 @@ extension SQLiteDatabase {
         try statement.bind(wallet.accountId, at: 3)
         try statement.bind(wallet.type.rawValue, at: 4)
         try statement.bind(wallet.address, at: 5)
-        try statement.bind(wallet.reference, at: 6)
-        try statement.bind(wallet.keyOrigin.rawValue, at: 7)
-        try statement.bind(sealedKey, at: 8)
-        try statement.bind(now, at: 9)
-        do {
-            try statement.step()
-        } catch {
-            // SQLITE_CONSTRAINT on (project_id, address): the address is already held by a wallet.
-            guard error.primaryCode == 19 else { throw error }
-            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
-        }
+        try statement.bind(addressKey, at: 6)
+        try statement.bind(wallet.reference, at: 7)
+        try statement.bind(wallet.keyOrigin.rawValue, at: 8)
+        try statement.bind(sealedKey, at: 9)
+        try statement.bind(now, at: 10)
+        try statement.step()
         var stored = wallet
         stored.seq = lastInsertRowID
         return stored
