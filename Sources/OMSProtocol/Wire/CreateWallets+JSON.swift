@@ -82,14 +82,10 @@ extension CreateWalletsResponse {
     /// - Throws: ``ReplyError`` when it is not JSON (saying where) or naming the member at fault
     ///   (`wallets[3].wallet.id: expected a string`).
     public init(jsonBytes bytes: [UInt8]) throws(ReplyError) {
-        do {
-            self.init(
-                wallets: try ReplyJSON.elements(
-                    "wallets", of: bytes, reserving: CreateWalletsRequest.maxReferences, fast: CreatedWallet.read,
-                    general: CreatedWallet.init(json:path:)))
-        } catch {
-            throw ReplyError(error.description)
-        }
+        self.init(
+            wallets: try ReplyJSON.elements(
+                "wallets", of: bytes, reserving: CreateWalletsRequest.maxReferences, fast: CreatedWallet.read,
+                general: CreatedWallet.init(json:path:), failure: ReplyError.init))
     }
 
     /// A reply that is not a CreateWallets reply.

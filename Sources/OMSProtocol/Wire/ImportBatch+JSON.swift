@@ -35,14 +35,10 @@ extension ImportWalletsResponse {
     ///
     /// - Throws: `ImportWalletsResponse.DecodingError` naming the member at fault.
     public init(jsonBytes bytes: [UInt8]) throws(DecodingError) {
-        do {
-            self.init(
-                results: try ReplyJSON.elements(
-                    "results", of: bytes, reserving: ImportWalletsRequest.maxWallets, fast: ImportWalletsResult.read,
-                    general: ImportWalletsResult.init(json:path:)))
-        } catch {
-            throw DecodingError(error.description)
-        }
+        self.init(
+            results: try ReplyJSON.elements(
+                "results", of: bytes, reserving: ImportWalletsRequest.maxWallets, fast: ImportWalletsResult.read,
+                general: ImportWalletsResult.init(json:path:), failure: DecodingError.init))
     }
 
     /// A reply that does not have the shape of an ImportWallets reply.

@@ -18,13 +18,26 @@ enum ReplyJSON {
     ///   - capacity: the count expected at most, reserved up front.
     ///   - fast: reads one element through the byte reader; nil for anything it does not take.
     ///   - general: reads one element from its parsed value and its path (`wallets[3]`).
-    /// - Throws: ``ShapeError`` when the bytes are not JSON or an element is not what `general` takes.
-    static func elements<Element>(
+    ///   - failure: the caller's public error, made from the message of a ``ShapeError``.
+    /// - Throws: `failure`'s error when the bytes are not JSON (with the byte offset) or an element is not
+    ///   what `general` takes (with its path).
+    static func elements<Element, Failure: Error>(
         _ key: String, of bytes: [UInt8], reserving capacity: Int,
         fast: (inout JSONByteReader) -> Element?,
-        general: (JSONValue, String) throws(ShapeError) -> Element
-    ) throws(ShapeError) -> [Element] {
+        general: (JSONValue, String) throws(ShapeError) -> Element,
+        failure: (String) -> Failure
+    ) throws(Failure) -> [Element] {
         if let elements = JSONByteReader.read(bytes, { $0.reply(key, reserving: capacity, fast) }) { return elements }
+        do {
+            return try parsedElements(key, of: bytes, general)
+        } catch {
+            throw failure(error.description)
+        }
+    }
+
+    private static func parsedElements<Element>(
+        _ key: String, of bytes: [UInt8], _ general: (JSONValue, String) throws(ShapeError) -> Element
+    ) throws(ShapeError) -> [Element] {
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)
