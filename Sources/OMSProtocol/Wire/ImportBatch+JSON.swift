@@ -58,13 +58,15 @@ extension ImportWalletsResult {
             case "wallet" where !seen.wallet:
                 seen.wallet = true
                 if reader.consumeNull() { return true }
-                wallet = Wallet.read(&reader)
-                return wallet != nil
+                guard let value = Wallet.read(&reader) else { return false }
+                wallet = value
+                return true
             case "error" where !seen.error:
                 seen.error = true
                 if reader.consumeNull() { return true }
-                error = ImportItemError.read(&reader)
-                return error != nil
+                guard let value = ImportItemError.read(&reader) else { return false }
+                error = value
+                return true
             default: return false
             }
         }

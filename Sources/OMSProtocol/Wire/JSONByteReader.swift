@@ -14,6 +14,7 @@ struct JSONByteReader: ~Copyable {
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// `read` over a reader of all of `bytes`; nil when it answers nil or leaves more than whitespace.
+    @inline(__always)
     static func read<Value>(_ bytes: [UInt8], _ read: (inout JSONByteReader) -> Value?) -> Value? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONByteReader(buffer)
@@ -40,6 +41,7 @@ struct JSONByteReader: ~Copyable {
     mutating func consumeNull() -> Bool { consumeLiteral("null") }
 
     /// Consumes `literal` (after whitespace) if it is next.
+    @inline(__always)
     private mutating func consumeLiteral(_ literal: StaticString) -> Bool {
         skipWhitespace()
         let count = literal.utf8CodeUnitCount
@@ -63,6 +65,7 @@ struct JSONByteReader: ~Copyable {
 
     /// An object: `member` reads each member's value after its key and answers false for a member it
     /// does not take. False when it is not an object.
+    @inline(__always)
     mutating func object(_ member: (inout JSONByteReader, String) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         var first = true
@@ -75,6 +78,7 @@ struct JSONByteReader: ~Copyable {
 
     /// An array, each element read by `element`; nil when it is not an array or an element is nil.
     /// `capacity` is the count the caller expects, reserved up front.
+    @inline(__always)
     mutating func array<Element>(reserving capacity: Int, _ element: (inout JSONByteReader) -> Element?)
         -> [Element]?
     {
@@ -90,6 +94,7 @@ struct JSONByteReader: ~Copyable {
     }
 
     /// A reply of one member, `{"<key>":[...]}`, its elements read by `element`.
+    @inline(__always)
     mutating func reply<Element>(
         _ key: String, reserving capacity: Int, _ element: (inout JSONByteReader) -> Element?
     ) -> [Element]? {
@@ -100,12 +105,14 @@ struct JSONByteReader: ~Copyable {
     }
 
     /// A string member's value (see ``string()``) into `value`; false for anything else.
+    @inline(__always)
     mutating func string(into value: inout String?) -> Bool {
         value = string()
         return value != nil
     }
 
     /// An optional string member's value: `null` leaves `value` nil. False for anything else.
+    @inline(__always)
     mutating func optionalString(into value: inout String?) -> Bool {
         consumeNull() || string(into: &value)
     }

@@ -3,7 +3,9 @@ import WalletCrypto
 // The one wallet reader and writer of the bulk replies (CreateWallets and ImportWallets both carry
 // wallets): the members and order of the synthesized `Codable`, absent optionals left out.
 extension Wallet {
-    /// A wallet through the byte reader; nil for anything it does not take.
+    /// A wallet through the byte reader; nil for anything it does not take. Inlined into each reply's
+    /// element reader, as it was when only one reply had it: a call per wallet cost more than it saves.
+    @inline(__always)
     static func read(_ reader: inout JSONByteReader) -> Wallet? {
         // Plain locals, not a dictionary of fields: no hashing or storage per wallet.
         var id: String?
