@@ -65,6 +65,10 @@ struct JSONByteReader: ~Copyable {
 
     /// An object: `member` reads each member's value after its key and answers false for a member it
     /// does not take. False when it is not an object.
+    ///
+    /// This and the other combinators are always inlined, so a reader's closure and the locals it fills
+    /// compile as a hand-written loop would (with these and `Wallet.read` called instead, the ImportWallets
+    /// reply decoder ran about 6% more instructions than its hand-written loops, by callgrind).
     @inline(__always)
     mutating func object(_ member: (inout JSONByteReader, String) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
