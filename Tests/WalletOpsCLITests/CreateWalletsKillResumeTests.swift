@@ -20,27 +20,8 @@ import Testing
         ]
         // A row is about 110 bytes; kill once a quarter, then once half of the references were written.
         for (round, rows) in [(1, Self.count / 4), (2, Self.count / 2)] {
-            let process = Process()
-            process.executableURL = try BuiltBinary.url()
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.currentDirectoryURL = world.scratch
-            try? FileManager.default.removeItem(atPath: partial)
-            try process.run()
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            var written = 0
-            while process.isRunning {
-                written = Self.rowsWritten(partial)
-                if written >= rows { break }
-                usleep(5_000)  // a poll interval, not a wait for an outcome
-            }
-            #expect(process.isRunning, "round \(round): the run ended before it could be killed (\(written) rows)")
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
-            #expect(!FileManager.default.fileExists(atPath: output), "round \(round): no output before the end")
-            print("round \(round): killed with \(written) rows in \(partial)")
+            try world.killMidRun(
+                arguments, round: round, output: output, target: rows, poll: .milliseconds(5), rows: Self.rowsWritten)
         }
 
         let final = try BuiltBinary.run(arguments, directory: world.scratch)

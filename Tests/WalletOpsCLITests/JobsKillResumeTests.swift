@@ -62,32 +62,10 @@ import Testing
         let partial = world.path("out.csv.partial")
 
         for (round, target) in [(1, rowCount / 3), (2, rowCount * 2 / 3)] {
-            try? FileManager.default.removeItem(atPath: partial)
-            let process = Process()
-            process.executableURL = try BuiltBinary.url()
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.currentDirectoryURL = world.scratch
-            try process.run()
-            // Poll the run's own output (rows written in source order) until it passes the target.
-            var seen = 0
-            let deadline = Date().addingTimeInterval(600)
-            while process.isRunning && Date() < deadline {
-                seen = Self.dataRows(partial)
-                if seen >= target { break }
-                usleep(20_000)
-            }
-            let killedMidRun = process.isRunning
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try #require(
-                killedMidRun && seen >= target,
-                "round \(round): the run ended (or stalled) before the kill at \(target) of \(rowCount) rows could land (\(seen) written)"
-            )
-            #expect(process.terminationReason == .uncaughtSignal)
-            #expect(!FileManager.default.fileExists(atPath: world.path("out.csv")), "no output before the end")
-            print("round \(round): killed with \(seen) of \(rowCount) rows written")
+            // Rows are written in source order, so the output's rows are the run's progress.
+            try world.killMidRun(
+                arguments, round: round, output: world.path("out.csv"), target: target, poll: .milliseconds(20),
+                rows: Self.dataRows)
         }
 
         let final = try BuiltBinary.run(arguments, directory: world.scratch)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ec_ops.h"
 #include "keccak.h"
 
 static double now_us(void) {
@@ -71,32 +72,6 @@ static void op_keccak64(void *p) {
     s->in[0] = s->out[0];
 }
 
-struct ec_state { EVP_PKEY *key; EVP_PKEY *peer; const EVP_MD *md; uint8_t msg[64]; uint8_t sig[160]; size_t siglen; };
-static void op_ec_sign(void *p) {
-    struct ec_state *s = p;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    s->siglen = sizeof s->sig;
-    if (EVP_DigestSignInit(ctx, NULL, s->md, NULL, s->key) != 1 ||
-        EVP_DigestSign(ctx, s->sig, &s->siglen, s->msg, sizeof s->msg) != 1) abort();
-    EVP_MD_CTX_free(ctx);
-}
-static void op_ec_verify(void *p) {
-    struct ec_state *s = p;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (EVP_DigestVerifyInit(ctx, NULL, s->md, NULL, s->key) != 1 ||
-        EVP_DigestVerify(ctx, s->sig, s->siglen, s->msg, sizeof s->msg) != 1) abort();
-    EVP_MD_CTX_free(ctx);
-}
-static void op_ecdh(void *p) {
-    struct ec_state *s = p;
-    uint8_t secret[48];
-    size_t len = sizeof secret;
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(s->key, NULL);
-    if (EVP_PKEY_derive_init(ctx) != 1 || EVP_PKEY_derive_set_peer(ctx, s->peer) != 1 ||
-        EVP_PKEY_derive(ctx, secret, &len) != 1) abort();
-    EVP_PKEY_CTX_free(ctx);
-}
-
 struct gcm_state { EVP_CIPHER_CTX *ctx; uint8_t key[32]; uint8_t nonce[12]; uint8_t in[32]; uint8_t out[32]; uint8_t tag[16]; };
 static void op_gcm32(void *p) {
     struct gcm_state *s = p;
@@ -105,10 +80,6 @@ static void op_gcm32(void *p) {
     if (EVP_EncryptInit_ex(s->ctx, NULL, NULL, NULL, s->nonce) != 1 ||
         EVP_EncryptUpdate(s->ctx, s->out, &len, s->in, 32) != 1 || EVP_EncryptFinal_ex(s->ctx, s->out + len, &len) != 1 ||
         EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_GCM_GET_TAG, 16, s->tag) != 1) abort();
-}
-
-static EVP_PKEY *ec_key(const char *curve) {
-    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", curve);
 }
 
 int main(void) {
@@ -124,12 +95,15 @@ int main(void) {
     struct keccak_state kc = {{0}};
     measure("keccak-256 of 64 B", op_keccak64, &kc, 62500);
 
-    struct ec_state p256 = {.key = ec_key("P-256"), .peer = ec_key("P-256"), .md = EVP_sha256()};
+    static const uint8_t message[64];
+    struct ec_state p256 = {
+        .key = ec_key("P-256"), .peer = ec_key("P-256"), .md = EVP_sha256(), .msg = message, .msglen = sizeof message};
     measure("P-256 ECDSA sign", op_ec_sign, &p256, 625);
     measure("P-256 ECDSA verify", op_ec_verify, &p256, 375);
     measure("P-256 ECDH", op_ecdh, &p256, 375);
 
-    struct ec_state p384 = {.key = ec_key("P-384"), .peer = ec_key("P-384"), .md = EVP_sha384()};
+    struct ec_state p384 = {
+        .key = ec_key("P-384"), .peer = ec_key("P-384"), .md = EVP_sha384(), .msg = message, .msglen = sizeof message};
     measure("P-384 ECDSA sign", op_ec_sign, &p384, 37);
     measure("P-384 ECDSA verify", op_ec_verify, &p384, 37);
 

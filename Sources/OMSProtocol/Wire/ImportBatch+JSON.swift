@@ -35,45 +35,10 @@ extension ImportWalletsResponse {
     ///
     /// - Throws: `ImportWalletsResponse.DecodingError` naming the member at fault.
     public init(jsonBytes bytes: [UInt8]) throws(DecodingError) {
-        if let fast = bytes.withUnsafeBufferPointer({ buffer in
-            var reader = JSONByteReader(buffer)
-            return Self.read(&reader)
-        }) {
-            self = fast
-            return
-        }
-        let root: JSONValue
-        do {
-            root = try JSONValue.parse(bytes)
-        } catch {
-            throw DecodingError("reply is not JSON: \(error)")
-        }
-        guard let list = root["results"]?.arrayValue else { throw DecodingError("results: expected an array") }
-        var results: [ImportWalletsResult] = []
-        results.reserveCapacity(list.count)
-        for (index, item) in list.enumerated() {
-            results.append(try ImportWalletsResult(json: item, path: "results[\(index)]"))
-        }
-        self.init(results: results)
-    }
-
-    /// The reply through ``JSONByteReader``; nil for anything it does not take (the general parser then
-    /// reads it and names what is wrong).
-    private static func read(_ reader: inout JSONByteReader) -> ImportWalletsResponse? {
-        guard reader.consume(UInt8(ascii: "{")), reader.nextKey(first: true) == "results",
-            reader.consume(UInt8(ascii: "["))
-        else { return nil }
-        var results: [ImportWalletsResult] = []
-        results.reserveCapacity(ImportWalletsRequest.maxWallets)
-        if !reader.consume(UInt8(ascii: "]")) {
-            repeat {
-                guard let result = ImportWalletsResult.read(&reader) else { return nil }
-                results.append(result)
-            } while reader.consume(UInt8(ascii: ","))
-            guard reader.consume(UInt8(ascii: "]")) else { return nil }
-        }
-        guard reader.consume(UInt8(ascii: "}")), reader.atEnd() else { return nil }
-        return ImportWalletsResponse(results: results)
+        self.init(
+            results: try ReplyJSON.elements(
+                "results", of: bytes, reserving: ImportWalletsRequest.maxWallets, fast: ImportWalletsResult.read,
+                general: ImportWalletsResult.init(json:path:), failure: DecodingError.init))
     }
 
     /// A reply that does not have the shape of an ImportWallets reply.
@@ -85,34 +50,31 @@ extension ImportWalletsResponse {
 
 extension ImportWalletsResult {
     fileprivate static func read(_ reader: inout JSONByteReader) -> ImportWalletsResult? {
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
         var wallet: Wallet?
         var error: ImportItemError?
         var seen = (wallet: false, error: false)
-        var first = true
-        while let key = reader.nextKey(first: first) {
-            first = false
+        let read = reader.object { reader, key in
             switch key {
             case "wallet" where !seen.wallet:
                 seen.wallet = true
-                if !reader.consumeNull() {
-                    guard let value = Wallet.read(&reader) else { return nil }
-                    wallet = value
-                }
+                if reader.consumeNull() { return true }
+                guard let value = Wallet.read(&reader) else { return false }
+                wallet = value
+                return true
             case "error" where !seen.error:
                 seen.error = true
-                if !reader.consumeNull() {
-                    guard let value = ImportItemError.read(&reader) else { return nil }
-                    error = value
-                }
-            default: return nil
+                if reader.consumeNull() { return true }
+                guard let value = ImportItemError.read(&reader) else { return false }
+                error = value
+                return true
+            default: return false
             }
         }
-        guard reader.consume(UInt8(ascii: "}")) else { return nil }
+        guard read else { return nil }
         return ImportWalletsResult(wallet: wallet, error: error)
     }
 
-    init(json: JSONValue, path: String) throws(ImportWalletsResponse.DecodingError) {
+    fileprivate init(json: JSONValue, path: String) throws(ReplyJSON.ShapeError) {
         guard json.objectValue != nil else { throw .init("\(path): expected an object") }
         var wallet: Wallet?
         if let value = json["wallet"], value != .null { wallet = try Wallet(json: value, path: "\(path).wallet") }
@@ -129,98 +91,21 @@ extension ImportWalletsResult {
 
 extension ImportItemError {
     fileprivate static func read(_ reader: inout JSONByteReader) -> ImportItemError? {
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
         var code: Int?
         var name: String?
         var message: String?
-        var first = true
-        while let key = reader.nextKey(first: first) {
-            first = false
+        let read = reader.object { reader, key in
             switch key {
-            case "code" where code == nil: code = reader.integer()
-            case "name" where name == nil: name = reader.string()
-            case "message" where message == nil: message = reader.string()
-            default: return nil
+            case "code" where code == nil:
+                code = reader.integer()
+                return code != nil
+            case "name" where name == nil: return reader.string(into: &name)
+            case "message" where message == nil: return reader.string(into: &message)
+            default: return false
             }
         }
-        guard reader.consume(UInt8(ascii: "}")), let code, let name, let message else { return nil }
+        guard read, let code, let name, let message else { return nil }
         return ImportItemError(code: code, name: name, message: message)
-    }
-}
-
-extension Wallet {
-    fileprivate static func read(_ reader: inout JSONByteReader) -> Wallet? {
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
-        var id: String?
-        var address: String?
-        var family: String?
-        var origin: String?
-        var type: String?
-        var reference: String?
-        var seen = (type: false, reference: false)
-        var first = true
-        while let key = reader.nextKey(first: first) {
-            first = false
-            switch key {
-            case "id" where id == nil: guard let value = reader.string() else { return nil }; id = value
-            case "address" where address == nil:
-                guard let value = reader.string() else { return nil }
-                address = value
-            case "networkFamily" where family == nil:
-                guard let value = reader.string() else { return nil }
-                family = value
-            case "keyOrigin" where origin == nil:
-                guard let value = reader.string() else { return nil }
-                origin = value
-            case "type" where !seen.type:
-                seen.type = true
-                if !reader.consumeNull() {
-                    guard let value = reader.string() else { return nil }
-                    type = value
-                }
-            case "reference" where !seen.reference:
-                seen.reference = true
-                if !reader.consumeNull() {
-                    guard let value = reader.string() else { return nil }
-                    reference = value
-                }
-            default: return nil
-            }
-        }
-        guard reader.consume(UInt8(ascii: "}")), let id, let address, let family, let origin else { return nil }
-        return Wallet(
-            id: id, address: address, networkFamily: NetworkFamily(wire: family),
-            keyOrigin: KeyOrigin(wire: origin), type: type.map(WalletType.init(wire:)), reference: reference)
-    }
-
-    func write(to writer: inout JSONByteWriter) {
-        writer.beginObject()
-        writer.member("id", id)
-        writer.member("address", address)
-        writer.member("networkFamily", networkFamily.rawValue)
-        writer.member("keyOrigin", keyOrigin.rawValue)
-        writer.member("type", type?.rawValue)
-        writer.member("reference", reference)
-        writer.endObject()
-    }
-
-    init(json: JSONValue, path: String) throws(ImportWalletsResponse.DecodingError) {
-        func text(_ name: String) throws(ImportWalletsResponse.DecodingError) -> String {
-            guard let value = json[name]?.stringValue else { throw .init("\(path).\(name): expected a string") }
-            return value
-        }
-        func optionalText(_ name: String) throws(ImportWalletsResponse.DecodingError) -> String? {
-            guard let value = json[name], value != .null else { return nil }
-            guard let text = value.stringValue else { throw .init("\(path).\(name): expected a string") }
-            return text
-        }
-        guard json.objectValue != nil else { throw .init("\(path): expected an object") }
-        self.init(
-            id: try text("id"), address: try text("address"),
-            networkFamily: NetworkFamily(wire: try text("networkFamily")),
-            keyOrigin: KeyOrigin(wire: try text("keyOrigin")),
-            type: try optionalText("type").map(WalletType.init(wire:)),
-            reference: try optionalText("reference"))
     }
 }
 
@@ -251,10 +136,7 @@ extension ImportWalletsRequest {
     /// Reads a well-formed request, or nil for anything else (the caller then lets the synthesized
     /// decoder say what is wrong, with its usual messages).
     public init?(jsonBytes bytes: [UInt8]) {
-        if let fast = bytes.withUnsafeBufferPointer({ buffer in
-            var reader = JSONByteReader(buffer)
-            return Self.read(&reader)
-        }) {
+        if let fast = JSONByteReader.read(bytes, Self.read) {
             self = fast
             return
         }
@@ -286,82 +168,56 @@ extension ImportWalletsRequest {
     /// The request through ``JSONByteReader``; nil for anything it does not take (then read by the
     /// general parser above).
     private static func read(_ reader: inout JSONByteReader) -> ImportWalletsRequest? {
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
         var material: BatchKeyMaterial?
         var wallets: [ImportWalletsItem]?
-        var first = true
-        while let key = reader.nextKey(first: first) {
-            first = false
+        let read = reader.object { reader, key in
             switch key {
             case "keyMaterial" where material == nil:
-                guard let value = readMaterial(&reader) else { return nil }
-                material = value
+                material = readMaterial(&reader)
+                return material != nil
             case "wallets" where wallets == nil:
-                guard let value = readItems(&reader) else { return nil }
-                wallets = value
-            default: return nil
+                wallets = reader.array(reserving: maxWallets, readItem)
+                return wallets != nil
+            default: return false
             }
         }
-        guard reader.consume(UInt8(ascii: "}")), reader.atEnd(), let material, let wallets else { return nil }
+        guard read, let material, let wallets else { return nil }
         return ImportWalletsRequest(keyMaterial: material, wallets: wallets)
     }
 
     private static func readMaterial(_ reader: inout JSONByteReader) -> BatchKeyMaterial? {
-        guard reader.consume(UInt8(ascii: "{")) else { return nil }
         var keyId: String?
         var suite: String?
         var encapsulatedKey: String?
-        var first = true
-        while let key = reader.nextKey(first: first) {
-            first = false
-            guard let value = reader.string() else { return nil }
+        let read = reader.object { reader, key in
             switch key {
-            case "keyId" where keyId == nil: keyId = value
-            case "suite" where suite == nil: suite = value
-            case "encapsulatedKey" where encapsulatedKey == nil: encapsulatedKey = value
-            default: return nil
+            case "keyId" where keyId == nil: return reader.string(into: &keyId)
+            case "suite" where suite == nil: return reader.string(into: &suite)
+            case "encapsulatedKey" where encapsulatedKey == nil: return reader.string(into: &encapsulatedKey)
+            default: return false
             }
         }
-        guard reader.consume(UInt8(ascii: "}")), let keyId, let suite, let encapsulatedKey else { return nil }
+        guard read, let keyId, let suite, let encapsulatedKey else { return nil }
         return BatchKeyMaterial(keyId: keyId, suite: suite, encapsulatedKey: encapsulatedKey)
     }
 
-    private static func readItems(_ reader: inout JSONByteReader) -> [ImportWalletsItem]? {
-        guard reader.consume(UInt8(ascii: "[")) else { return nil }
-        var items: [ImportWalletsItem] = []
-        items.reserveCapacity(maxWallets)
-        if reader.consume(UInt8(ascii: "]")) { return items }
-        repeat {
-            guard reader.consume(UInt8(ascii: "{")) else { return nil }
-            var family: String?
-            var reference: String?
-            var referenceSeen = false
-            var ciphertext: String?
-            var first = true
-            while let key = reader.nextKey(first: first) {
-                first = false
-                switch key {
-                case "networkFamily" where family == nil:
-                    guard let value = reader.string() else { return nil }
-                    family = value
-                case "reference" where !referenceSeen:
-                    referenceSeen = true
-                    if !reader.consumeNull() {
-                        guard let value = reader.string() else { return nil }
-                        reference = value
-                    }
-                case "ciphertext" where ciphertext == nil:
-                    guard let value = reader.string() else { return nil }
-                    ciphertext = value
-                default: return nil
-                }
+    private static func readItem(_ reader: inout JSONByteReader) -> ImportWalletsItem? {
+        var family: String?
+        var reference: String?
+        var referenceSeen = false
+        var ciphertext: String?
+        let read = reader.object { reader, key in
+            switch key {
+            case "networkFamily" where family == nil: return reader.string(into: &family)
+            case "reference" where !referenceSeen:
+                referenceSeen = true
+                return reader.optionalString(into: &reference)
+            case "ciphertext" where ciphertext == nil: return reader.string(into: &ciphertext)
+            default: return false
             }
-            guard reader.consume(UInt8(ascii: "}")), let family, let ciphertext else { return nil }
-            items.append(
-                ImportWalletsItem(
-                    networkFamily: NetworkFamily(wire: family), reference: reference, ciphertext: ciphertext))
-        } while reader.consume(UInt8(ascii: ","))
-        guard reader.consume(UInt8(ascii: "]")) else { return nil }
-        return items
+        }
+        guard read, let family, let ciphertext else { return nil }
+        return ImportWalletsItem(
+            networkFamily: NetworkFamily(wire: family), reference: reference, ciphertext: ciphertext)
     }
 }

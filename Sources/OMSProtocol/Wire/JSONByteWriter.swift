@@ -1,5 +1,6 @@
-/// Compact JSON written straight into bytes, for the bulk replies whose encoding is on the hot path
-/// (`ImportWalletsRequest.jsonBytes()`, `ImportWalletsResponse.jsonBytes()`).
+/// Compact JSON written straight into bytes, for the bulk messages whose encoding is on the hot path
+/// (`ImportWalletsRequest.jsonBytes()`, `ImportWalletsResponse.jsonBytes()`, and the CreateWallets
+/// request and reply).
 ///
 /// Strings are copied as UTF-8 with `"`, `\` and the control characters escaped
 /// ([RFC 8259 §7](https://www.rfc-editor.org/rfc/rfc8259#section-7)); everything else passes unchanged.
@@ -44,6 +45,19 @@ struct JSONByteWriter {
     mutating func member(_ key: String, _ value: String?) {
         guard let value else { return }
         self.key(key)
+        string(value)
+        needsComma = true
+    }
+
+    mutating func member(_ key: String, _ value: Bool) {
+        self.key(key)
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        needsComma = true
+    }
+
+    /// A string element of an array.
+    mutating func element(_ value: String) {
+        separate()
         string(value)
         needsComma = true
     }

@@ -24,28 +24,39 @@ enum EngineBench {
 
     /// Runs one measurement of `count` items in a fresh store.
     static func measure(_ count: Int) async throws -> Figure {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wo-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        try await inTemporaryFolder { folder in
+            try await runNoop(
+                "bench-\(count)", items: .generated(count: count) { WorkItem(key: "item-\($0)") }, count: count,
+                storeIn: folder)
+        }
+    }
+
+    /// `count` no-op items from `items` through `Engine.run`, eight in flight, with a fresh `RunStore` in
+    /// `folder`: the run's rate, CPU and the peak RSS after it. Throws unless every item succeeded.
+    static func runNoop(_ name: String, items: ItemSource, count: Int, storeIn folder: URL) async throws -> Figure {
         let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
         let plan = RunPlan(
-            name: "bench-\(count)",
-            steps: [
-                StepPlan(
-                    id: "noop", items: .generated(count: count) { WorkItem(key: "item-\($0)") }, action: NoopAction(),
-                    concurrency: 8)
-            ], concurrency: 8)
+            name: name, steps: [StepPlan(id: "noop", items: items, action: NoopAction(), concurrency: 8)],
+            concurrency: 8)
         let start = Measure.now()
         let cpuStart = cpuSeconds()
         let summary = try await Engine.run(
             plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
         let seconds = (Measure.now() - start) / 1e6
         guard summary.succeeded == count else {
-            throw BenchError("engine bench: \(summary.succeeded) of \(count) items succeeded")
+            throw BenchError("\(name): \(summary.succeeded) of \(count) items succeeded")
         }
         return Figure(
             items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB(),
             cpuSeconds: cpuSeconds() - cpuStart)
+    }
+
+    /// `body` with a fresh temporary folder, removed afterwards.
+    static func inTemporaryFolder<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wo-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try await body(folder)
     }
 
     /// `--items N`: one measurement of N items (for profiling), instead of the table's two sizes.
@@ -60,9 +71,10 @@ enum EngineBench {
     /// (`id,address` rows, as `walletops run` reads a `for_each` input), after the counting pass the
     /// command line makes for progress totals. Returns the run and the counting pass's seconds.
     static func measureCSV(_ count: Int) async throws -> (run: Figure, countSeconds: Double) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wo-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        try await inTemporaryFolder { folder in try await measureCSV(count, in: folder) }
+    }
+
+    private static func measureCSV(_ count: Int, in folder: URL) async throws -> (run: Figure, countSeconds: Double) {
         let csv = folder.appendingPathComponent("rows.csv")
         // Written in pieces so the file's text never counts in the peak RSS.
         _ = FileManager.default.createFile(atPath: csv.path, contents: nil)
@@ -93,25 +105,9 @@ enum EngineBench {
         let countStart = Measure.now()
         let counted = try InputReader(declaration, context: context).countRemaining()
         let countSeconds = (Measure.now() - countStart) / 1e6
-        let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
-        let plan = RunPlan(
-            name: "bench-csv-\(count)",
-            steps: [
-                StepPlan(
-                    id: "noop", items: .input(declaration, context: context, count: counted), action: NoopAction(),
-                    concurrency: 8)
-            ], concurrency: 8)
-        let start = Measure.now()
-        let cpuStart = cpuSeconds()
-        let summary = try await Engine.run(
-            plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
-        let seconds = (Measure.now() - start) / 1e6
-        guard summary.succeeded == count else {
-            throw BenchError("csv bench: \(summary.succeeded) of \(count) items succeeded")
-        }
-        let run = Figure(
-            items: count, itemsPerSecond: Double(count) / seconds, peakRSS: Measure.peakRSSMiB(),
-            cpuSeconds: cpuSeconds() - cpuStart)
+        let run = try await runNoop(
+            "bench-csv-\(count)", items: .input(declaration, context: context, count: counted), count: count,
+            storeIn: folder)
         return (run, countSeconds)
     }
 
