@@ -10,7 +10,7 @@
 #   BENCH_BUDGET (seconds, 120; full: 0 = none): a probe of BENCH_PROBE_ROWS (500) rows first; a create or
 #     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
 #   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
-#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (1000)
+#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (20000) in batches of BENCH_LATENCY_BATCH (1000)
 #   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
 # Scaling rows: each create/import case again at a tenth of its rows (full: and at ten times).
 set -euo pipefail
@@ -32,7 +32,8 @@ KEYSTORES=${BENCH_KEYSTORES:-40}
 GRANTS=${BENCH_GRANTS:-$default_grants}
 SESSIONS=${BENCH_SESSIONS:-10000}
 NOOP=${BENCH_NOOP:-1000000}
-LATENCY_ROWS=${BENCH_LATENCY_ROWS:-1000}
+LATENCY_ROWS=${BENCH_LATENCY_ROWS:-20000}
+LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
 CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
 EMAIL=ops@example.com
 
@@ -267,7 +268,8 @@ latency_run() {
   log "$name: $LATENCY_ROWS imports against core serve (added RTT $((2 * delay)) ms), $parallel in flight"
   timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$(input_hex "$LATENCY_ROWS")" \
     --var format=hex-csv --var core="$url" --var attestation_root="$home/attestation-root.pem" \
-    --var parallel=$parallel --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv"
+    --var parallel=$parallel --var batch="$LATENCY_BATCH" --var output="$runs/$name/imported.csv" \
+    --var rejects="$runs/$name/rejects.csv"
   kill $serve_pid $proxy_pid 2> /dev/null || true
   wait $serve_pid $proxy_pid 2> /dev/null || true
   rm -rf "$home"
@@ -281,13 +283,13 @@ if wants latency; then
     "$(floor import-eth)" "exit $STATUS; served core, no added delay"
   latency_run latency 10
   record latency "$(rows_of "$runs/latency/imported.csv")" "$SECONDS_TAKEN" "$RSS_MIB" - - "$(floor import-eth)" \
-    "exit $STATUS; parallel $parallel, RTT +20 ms (delay proxy), batch ${BENCH_IMPORT_BATCH:-1}"
+    "exit $STATUS; parallel $parallel, RTT +20 ms (delay proxy), batch $LATENCY_BATCH"
 fi
 
 echo "## make bench ($started to $(date -u +%H:%M:%SZ), $(nproc) cores, load average at start $load, release build;" \
   "rows <= $ROWS (budget ${BUDGET}s per case), keystores $KEYSTORES, grants $GRANTS, sessions $SESSIONS," \
   "no-op $NOOP, scale $SCALE)"
 echo
-python3 bench/report.py "$results" "${BENCH_IMPORT_BATCH:-1}"
+python3 bench/report.py "$results" "$LATENCY_BATCH"
 echo
 echo "C floor $(cat "$out/floor-parts.txt") (CPU time, fastest round)"
