@@ -57,10 +57,18 @@ public final class KeystoreDecryptionPool: Sendable {
     /// The limits in force.
     public let configuration: Configuration
     private let slots: AsyncSlots
+    /// Called on a decryption's thread before its KDF runs (tests hold decryptions there to see how
+    /// many run at once).
+    private let decryptionWillStart: (@Sendable () -> Void)?
 
     /// A pool with `configuration` (by default sized from this machine).
-    public init(configuration: Configuration = .automatic()) {
+    public convenience init(configuration: Configuration = .automatic()) {
+        self.init(configuration: configuration, decryptionWillStart: nil)
+    }
+
+    init(configuration: Configuration, decryptionWillStart: (@Sendable () -> Void)?) {
         self.configuration = configuration
+        self.decryptionWillStart = decryptionWillStart
         slots = AsyncSlots(count: configuration.maxConcurrent)
     }
 
@@ -89,9 +97,11 @@ public final class KeystoreDecryptionPool: Sendable {
         try await slots.acquire(weight)
         defer { slots.release(weight) }
         let limit = configuration.maxScryptMemory
+        let willStart = decryptionWillStart
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<ParsedKey, KeyFormatError>, Never>) in
             let thread = Thread {
+                willStart?()
                 continuation.resume(
                     returning: Result { () throws(KeyFormatError) -> ParsedKey in
                         try keystore.decrypt(password: password, maxScryptMemory: limit)

@@ -5,16 +5,13 @@ public import Foundation
 ///
 /// See <https://www.rfc-editor.org/rfc/rfc8032> and <https://doc.libsodium.org/public-key_cryptography/public-key_signatures>.
 public enum Ed25519 {
-    /// `sodium_init` runs once, before the first libsodium call made from this type.
-    static let sodiumReady: Bool = sodium_init() >= 0
-
     /// Whether `signature` (64 bytes) over `message` verifies under `publicKey`.
     ///
     /// libsodium refuses non-canonical S and small-order public keys and R values.
     public static func verify(signature: some ContiguousBytes, message: some ContiguousBytes, publicKey: PublicKey)
         -> Bool
     {
-        precondition(sodiumReady, "sodium_init failed")
+        precondition(Sodium.ready, "sodium_init failed")
         return signature.withUnsafeBytes { sig in
             guard sig.count == 64 else { return false }
             return message.withUnsafeBytes { msg in
@@ -75,7 +72,7 @@ extension Ed25519 {
             guard seed.count == 32 else {
                 throw ECCError(.invalidKeyLength, "Ed25519 seed: expected 32 bytes, got \(seed.count)")
             }
-            precondition(Ed25519.sodiumReady, "sodium_init failed")
+            precondition(Sodium.ready, "sodium_init failed")
             var pk = [UInt8](repeating: 0, count: 32)
             keypair = SecretBytes(count: 64) { sk in
                 seed.withUnsafeBytes { s in

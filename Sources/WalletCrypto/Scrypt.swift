@@ -50,6 +50,8 @@ public enum Scrypt {
                 "scrypt: n = \(n), r = \(r), p = \(p) need 128*r*(n+p) = \(memoryRequired(n: n, r: r, p: p).map(String.init) ?? "too many") bytes, above the limit of \(maxMemory)"
             )
         }
+        // Without sodium_init libsodium runs its portable scrypt, not the SSE2 one (Sodium.swift).
+        precondition(Sodium.ready, "sodium_init failed")
         return try withSecretBytes(password) { passwordPointer, passwordCount in
             try withInputBytes(salt) { saltPointer, saltCount in
                 try SecretBytes(count: length) { out in

@@ -113,6 +113,54 @@ import WalletCrypto
         #expect(!FileManager.default.fileExists(atPath: action.configuration.output + ".partial"))
     }
 
+    /// Keystores decrypted ahead of the batch (KeystoreReadAhead) come out in file order whatever the
+    /// batch: a wrong password, a broken file and a second copy of a key are rejects naming the file.
+    @Test(arguments: [1, 2, 1000]) func keystoresKeepTheirOrderWhateverTheBatching(batch: Int) async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let v3 =
+            try Fixtures.json("vectors/geth_accounts_keystore_testdata_v3_test_vector.json") as! [String: [String: Any]]
+        let light = try Data(contentsOf: Fixtures.url("vectors/geth_accounts_keystore_testdata_very-light-scrypt.json"))
+        func write(_ name: String, _ data: Data) throws {
+            try data.write(to: directory.appendingPathComponent(name))
+        }
+        let key30 = try JSONSerialization.data(withJSONObject: v3["30_byte_key"]!["json"]!)
+        try write("a-30.json", key30)
+        try write("b-31.json", try JSONSerialization.data(withJSONObject: v3["31_byte_key"]!["json"]!))
+        try write("c-wrong.json", key30)
+        try write("d-broken.json", Data("{not json".utf8))
+        try write("e-light.json", light)
+        try write("f-copy.json", key30)
+        let passwords = directory.appendingPathComponent("passwords")
+        try FileManager.default.createDirectory(at: passwords, withIntermediateDirectories: true)
+        try Data("foo".utf8).write(to: passwords.appendingPathComponent("foo"))
+        try Data("bar".utf8).write(to: passwords.appendingPathComponent("bar"))
+        try Data().write(to: passwords.appendingPathComponent("empty"))
+        let map: [String: Any] = [
+            "a-30.json": ["file": "foo"], "b-31.json": ["file": "foo"], "c-wrong.json": ["file": "bar"],
+            "d-broken.json": ["file": "foo"], "e-light.json": ["file": "empty"], "f-copy.json": ["file": "foo"],
+        ]
+        let mapPath = passwords.appendingPathComponent("map.json").path
+        try JSONSerialization.data(withJSONObject: map).write(to: URL(fileURLWithPath: mapPath))
+        let core = FakeCore()
+        let action = ImportKeysAction(
+            ImportKeysAction.Configuration(
+                input: directory.path, format: .keystoreDirectory, type: nil,
+                passwords: .map(try PasswordMap(contentsOf: mapPath)),
+                output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: batch))
+        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8)).dropFirst()
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+            .dropFirst()
+        #expect(output.map { $0[0] } == ["a-30.json", "b-31.json", "e-light.json"])
+        #expect(output.map { $0[1] } == ["a-30", "b-31", "e-light"])
+        #expect(rejects.map { $0[0] } == ["c-wrong.json", "d-broken.json", "f-copy.json"])
+        #expect(rejects.map { $0[2] } == ["decryption", "format", "duplicate"])
+        #expect(rejects.first?[1] == "wrongPassword: wrong password or corrupted file (MAC mismatch)")
+        #expect(core.imported.count == 3)
+    }
+
     /// A rerun (a resumed import) settles every row the same way from the core's answers.
     @Test func aRerunSettlesFromTheCore() async throws {
         let directory = try Self.temporaryDirectory()

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
-import WalletCrypto
+
+@testable import WalletCrypto
 
 @Suite struct ScryptTests {
     /// RFC 7914 section 12, the first two vectors (the others take seconds).
@@ -21,6 +22,18 @@ import WalletCrypto
         tally.ran()
         tally.report()
         #expect(tally.ran == 2)
+    }
+
+    /// libsodium picks its scrypt code from the CPU features sodium_init reads: a derivation must
+    /// have run it, or the portable code costs about 30% more CPU per keystore (docs/bench.md).
+    @Test func derivationInitializesLibsodium() throws {
+        _ = try Scrypt.derive(password: SecretBytes([]), salt: [UInt8](), n: 16, r: 1, p: 1, length: 32)
+        // Read before Sodium.ready, which would run sodium_init itself. (Another test of the process
+        // may have run it first; run alone, this fails unless the derivation did.)
+        #if arch(x86_64)
+        #expect(Sodium.detectedSSE2)
+        #endif
+        #expect(Sodium.ready)
     }
 
     @Test func memoryBoundAndParameters() throws {

@@ -6,13 +6,15 @@ import KeyFormats
 ///
 /// Memory: CSV input streams (a fixed buffer, whatever the file's size); directory formats hold the
 /// sorted file names (about 100 bytes per file: the order must be the names' order) and read the
-/// files a chunk at a time; keystores of a chunk are decrypted together on the bounded
-/// ``KeystoreDecryptionPool``. Confined to the task that runs the import.
+/// files a chunk at a time; keystores are decrypted on the bounded ``KeystoreDecryptionPool`` through
+/// a ``KeystoreReadAhead``, which keeps twice the pool's slots of files decrypting beyond the chunk
+/// handed out, so every core stays on scrypt while the pipeline forms and sends a batch, whatever the
+/// batch size. Confined to the task that runs the import.
 final class ImportRowSource {
     enum Kind {
         case csv(CSVKeyReader)
         case files([DirectoryListing.Entry], KeyFile.Format)
-        case keystores([DirectoryListing.Entry], PasswordSource, KeystoreDecryptionPool)
+        case keystores(KeystoreReadAhead)
     }
 
     private let kind: Kind
@@ -40,8 +42,9 @@ final class ImportRowSource {
             guard let passwords = configuration.passwords else {
                 throw JobsError(.invalidInput, "format keystore-dir needs password_env or password_file")
             }
+            let paths = try DirectoryListing(directory: configuration.input).entries.map(\.path)
             kind = .keystores(
-                try DirectoryListing(directory: configuration.input).entries, passwords, KeystoreDecryptionPool())
+                KeystoreReadAhead(paths: paths, passwords: passwords, pool: KeystoreDecryptionPool()))
         }
     }
 
@@ -65,17 +68,8 @@ final class ImportRowSource {
             let end = min(entries.count, nextFile + count)
             defer { nextFile = end }
             return entries[nextFile..<end].map { KeyFile.readSecret(path: $0.path, format: format) }
-        case .keystores(let entries, let passwords, let pool):
-            let slice = Array(entries[nextFile..<min(entries.count, nextFile + count)])
-            nextFile += slice.count
-            return try await withThrowingTaskGroup(of: (Int, KeyRecord).self) { group in
-                for (offset, entry) in slice.enumerated() {
-                    group.addTask { (offset, try await pool.decryptFile(at: entry.path, passwords: passwords)) }
-                }
-                var records = [SecretRecord?](repeating: nil, count: slice.count)
-                for try await (offset, record) in group { records[offset] = SecretRecord(record) }
-                return records.compactMap { $0 }
-            }
+        case .keystores(let reader):
+            return try await reader.next(count).map(SecretRecord.init)
         }
     }
 }
