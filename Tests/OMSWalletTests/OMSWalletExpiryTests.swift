@@ -42,7 +42,7 @@ import Testing
         #expect(counter.count == requests)
         // The expired session stays visible until replaced.
         #expect(sdk.wallet.session == snapshot)
-        withExtendedLifetime(observation) {}
+        withExtendedLifetime((observation, sdk)) {}
     }
 
     @Test func cancelStopsIt() async throws {
@@ -71,7 +71,8 @@ import Testing
         clock.advance(by: 604_800)
         #expect(await kept.wait(for: 1))
         #expect(recorder.received.isEmpty)
-        withExtendedLifetime(observation) {}
+        // The SDK too: its expiry timer holds it weakly, and Swift may release a local after its last use.
+        withExtendedLifetime((observation, sdk)) {}
     }
 
     @Test func restoredSessionIsObservedAndSignOutStopsTheTimer() async throws {
@@ -91,7 +92,7 @@ import Testing
         clock.advance(by: 604_800)
         try await Task.sleep(for: .milliseconds(150))
         #expect(recorder.received.isEmpty)
-        withExtendedLifetime(observation) {}
+        withExtendedLifetime((observation, restored)) {}
     }
 
     @Test func aNewSignInReplacesTheTimer() async throws {
@@ -113,7 +114,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         #expect(recorder.received.count == 1)
         #expect(recorder.received.first?.session == renewed)
-        withExtendedLifetime(observation) {}
+        withExtendedLifetime((observation, sdk)) {}
     }
 
     private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
