@@ -29,23 +29,24 @@ import Testing
         #expect(tally.ran == 5)
     }
 
-    /// 20,000 random seeds in one batch (so 312 full chunks and a partial one) and 500 one at a time.
+    /// 3,000 random seeds in one batch (46 full chunks and a partial one) and 200 one at a time. (20,000
+    /// took over a minute of CPU in a debug build and starved the suite's HTTP tests on 2 cores.)
     @Test func matchesLibsodiumOnRandomSeeds() throws {
-        let seeds = (0..<20_000).map { _ in SecretBytes.random(count: 32) }
+        let seeds = (0..<3_000).map { _ in SecretBytes.random(count: 32) }
         let ours = try Ed25519.publicKeys(seeds: seeds)
-        #expect(ours.count == 20_000)
+        #expect(ours.count == 3_000)
         var compared = 0
         var mismatches = 0
         for (seed, key) in zip(seeds, ours) {
             if try Ed25519.PrivateKey(seed: seed).publicKey != key { mismatches += 1 }
             compared += 1
         }
-        for seed in seeds.prefix(500) {
+        for seed in seeds.prefix(200) {
             if try Ed25519.PrivateKey(seed: seed).publicKey != Ed25519.publicKey(seed: seed) { mismatches += 1 }
             compared += 1
         }
         print("ed25519 fast public keys: \(compared) compared with libsodium, \(mismatches) mismatches")
-        #expect(compared == 20_500)
+        #expect(compared == 3_200)
         #expect(mismatches == 0)
     }
 
