@@ -14,11 +14,11 @@ import WalletCrypto
 /// writer's transaction; a key collision only makes two wallets share an index entry.
 enum WalletAddressKey {
     static func of(project: String, address: String) -> Int64 {
-        var hash = SHA256()
-        hash.update(data: Array(project.utf8))
-        hash.update(data: [0])
-        hash.update(data: Array(address.utf8))
-        let digest = hash.finalize()
+        // One buffer and one hash call: this runs for every wallet inserted or looked up by address.
+        var input = Array(project.utf8)
+        input.append(0)
+        input.append(contentsOf: address.utf8)
+        let digest = SHA256.hash(data: input)
         var key: UInt64 = 0
         for byte in digest.prefix(8) { key = key << 8 | UInt64(byte) }
         return Int64(bitPattern: key)
