@@ -5,7 +5,7 @@ import Testing
 
 @testable import OMSCore
 
-/// Migration 5 on a database written by migration 4: the wallets table is rebuilt with address keys,
+/// Migrations 5 and 6 on a database written by migration 4 (imported wallets, which the address index covers): the wallets table is rebuilt with address keys,
 /// its rows, their `seq`, the AUTOINCREMENT counter and the rows that reference wallets all kept.
 @Suite struct AddressKeyMigrationTests {
     @Test func walletsKeepTheirRowsAndReferencesAndAddressesStayUnique() async throws {
@@ -26,7 +26,7 @@ import Testing
             for (index, address) in addresses.enumerated() {
                 try db.execute(
                     "INSERT INTO wallets(id, project_id, account_id, type, address, reference, key_origin, sealed_key, "
-                        + "created_at) VALUES (?, 'prj_t', 'acc_1', 'ethereum', ?, ?, 'enclave', x'00', 0)",
+                        + "created_at) VALUES (?, 'prj_t', 'acc_1', 'ethereum', ?, ?, 'imported', x'00', 0)",
                     [.text("wal_\(index)"), .text(address), .text("r\(index)")])
             }
             // Gaps in seq and a counter above the last row: the rebuilt table must not reuse either.
@@ -47,17 +47,17 @@ import Testing
             (
                 try db.rows("PRAGMA foreign_key_check").count, try db.scalarInt("PRAGMA user_version"),
                 // The index finds each wallet by its address.
-                try addresses.map { try db.wallet(address: $0, project: "prj_t")?.id ?? "-" },
-                try db.wallet(address: addresses[5], project: "prj_other") == nil
+                try addresses.map { try db.importedWallet(address: $0, project: "prj_t")?.id ?? "-" },
+                try db.importedWallet(address: addresses[5], project: "prj_other") == nil
             )
         }
-        #expect(brokenKeys == 0 && version == 5 && missing)
+        #expect(brokenKeys == 0 && version == 6 && missing)
         #expect(found == addresses.indices.map { [7, 299].contains($0) ? "-" : "wal_\($0)" })
         let (next, duplicate) = try await store.write { db -> (Int64, WaasError?) in
             let fresh = WalletRecord(
                 seq: 0, id: "wal_new", accountId: "acc_1", type: .ethereum,
                 address: "0x" + String(repeating: "ab", count: 20),
-                reference: nil, keyOrigin: .enclave)
+                reference: nil, keyOrigin: .imported)
             let stored = try db.insertWallet(fresh, project: "prj_t", sealedKey: [1], now: 1)
             var copy = fresh
             copy.id = "wal_copy"
@@ -78,7 +78,7 @@ import Testing
                     + "VALUES ('prj_u', 'u', 'pk_local_sdbx_u_k', 'development', 0)")
             let other = WalletRecord(
                 seq: 0, id: "wal_other", accountId: "acc_1", type: .ethereum, address: addresses[5], reference: nil,
-                keyOrigin: .enclave)
+                keyOrigin: .imported)
             return try db.insertWallet(other, project: "prj_u", sealedKey: [1], now: 1).seq
         }
         #expect(otherSeq == 302)

@@ -91,7 +91,7 @@ extension WaasService {
                     } catch let error as WaasError where error.code == .addressAlreadyImported {
                         // The holder is named only to its own account: a resumed import settles without
                         // deriving anything, and another account's wallet stays undisclosed.
-                        let holder = try db.wallet(address: address, project: project)
+                        let holder = try db.importedWallet(address: address, project: project)
                         let own = holder.flatMap { $0.accountId == account ? $0.wire : nil }
                         results.append(
                             ImportWalletsResult(

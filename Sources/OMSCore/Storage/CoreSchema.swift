@@ -93,5 +93,6 @@ enum CoreSchema {
         importMigration,
         revokedAccessMigration,
         addressKeyMigration,
+        importedAddressIndexMigration,
     ]
 }

@@ -31,16 +31,20 @@ extension SQLiteDatabase {
         "INSERT INTO wallets(id, project_id, account_id, type, address, address_key, reference, key_origin, "
         + "sealed_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    private static let walletByAddressSQL =
-        "SELECT \(walletColumns) FROM wallets WHERE address_key = ? AND project_id = ? AND address = ? LIMIT 1"
+    private static let importedWalletByAddressSQL =
+        "SELECT \(walletColumns) FROM wallets WHERE address_key = ? AND key_origin = 'imported' AND project_id = ? "
+        + "AND address = ? LIMIT 1"
 
-    /// The wallet of `project` that holds `address`, through the index on its address key.
-    func wallet(address: String, project: String) throws -> WalletRecord? {
-        try wallet(address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
+    /// The imported wallet of `project` that holds `address`, through the partial index on imported
+    /// wallets' address keys. Enclave-made wallets are not indexed: their keys never leave the core, so
+    /// no import can carry one (migration 6, docs/core.md "Wallet storage").
+    func importedWallet(address: String, project: String) throws -> WalletRecord? {
+        try importedWallet(
+            address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
     }
 
-    private func wallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
-        let statement = try cachedStatement(Self.walletByAddressSQL)
+    private func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
+        let statement = try cachedStatement(Self.importedWalletByAddressSQL)
         defer { statement.reset() }
         try statement.bind(key, at: 1)
         try statement.bind(project, at: 2)
@@ -68,12 +72,16 @@ extension SQLiteDatabase {
 
     /// Inserts `wallet` and returns it with its `seq`.
     ///
-    /// - Throws: `WaasError.addressAlreadyImported` if the address is held by another wallet of the
-    ///   project: checked here, inside the writer's transaction, through the address key's index
-    ///   (``WalletAddressKey``; no unique index on the address text, docs/core.md "Wallet storage").
+    /// - Throws: `WaasError.addressAlreadyImported` if `wallet` is imported and its address is held by
+    ///   another imported wallet of the project: checked here, inside the writer's transaction, through
+    ///   the address key's index (``WalletAddressKey``; no unique index on the address text). An
+    ///   enclave-made wallet's key is new and never leaves the core, so it is not checked (migration 6,
+    ///   docs/core.md "Wallet storage").
     func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
         let addressKey = WalletAddressKey.of(project: project, address: wallet.address)
-        if try self.wallet(address: wallet.address, project: project, key: addressKey) != nil {
+        if wallet.keyOrigin == .imported,
+            try importedWallet(address: wallet.address, project: project, key: addressKey) != nil
+        {
             throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
         }
         let statement = try cachedStatement(Self.insertWalletSQL)
