@@ -32,12 +32,14 @@ extension SQLiteDatabase {
         + "sealed_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     private static let importedWalletByAddressSQL =
-        "SELECT \(walletColumns) FROM wallets WHERE address_key = ? AND key_origin = 'imported' AND project_id = ? "
-        + "AND address = ? LIMIT 1"
+        "SELECT \(walletColumns) FROM wallets WHERE seq IN ("
+        + "SELECT seq FROM imported_address_keys_recent WHERE address_key = ?1 "
+        + "UNION ALL SELECT seq FROM imported_address_keys WHERE address_key = ?1) "
+        + "AND project_id = ?2 AND address = ?3 ORDER BY seq LIMIT 1"
 
-    /// The imported wallet of `project` that holds `address`, through the partial index on imported
-    /// wallets' address keys. Enclave-made wallets are not indexed: their keys never leave the core, so
-    /// no import can carry one (migration 6, docs/core.md "Wallet storage").
+    /// The imported wallet of `project` that holds `address`, through both tiers of imported address
+    /// keys. Enclave-made wallets are not indexed: their keys never leave the core, so no import can
+    /// carry one (migration 6, docs/core.md "Wallet storage").
     func importedWallet(address: String, project: String) throws -> WalletRecord? {
         try importedWallet(
             address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
@@ -52,6 +54,9 @@ extension SQLiteDatabase {
         guard try statement.step() else { return nil }
         return Self.walletRecord(statement)
     }
+
+    private static let insertRecentAddressKeySQL =
+        "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)"
 
     /// Inserts `wallet` unless its account already has a wallet with its reference. Returns the stored
     /// row, or nil when the reference was taken.
@@ -74,7 +79,7 @@ extension SQLiteDatabase {
     ///
     /// - Throws: `WaasError.addressAlreadyImported` if `wallet` is imported and its address is held by
     ///   another imported wallet of the project: checked here, inside the writer's transaction, through
-    ///   the address key's index (``WalletAddressKey``; no unique index on the address text). An
+    ///   the imported address keys (``WalletAddressKey``; no unique index on the address text). An
     ///   enclave-made wallet's key is new and never leaves the core, so it is not checked (migration 6,
     ///   docs/core.md "Wallet storage").
     func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
@@ -99,6 +104,13 @@ extension SQLiteDatabase {
         try statement.step()
         var stored = wallet
         stored.seq = lastInsertRowID
+        if wallet.keyOrigin == .imported {
+            let recent = try cachedStatement(Self.insertRecentAddressKeySQL)
+            defer { recent.reset() }
+            try recent.bind(addressKey, at: 1)
+            try recent.bind(stored.seq, at: 2)
+            try recent.step()
+        }
         return stored
     }
 

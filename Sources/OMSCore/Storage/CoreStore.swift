@@ -24,7 +24,12 @@ public final class CoreStore: Sendable {
     private struct PendingWrites {
         var writes: [PendingWrite] = []
         var flushing = false
+        /// Committed weight since the recent address keys were last counted.
+        var weightSinceTierCheck = 0
+        /// Where the next settling chunk starts (``settleAddressKeysIfDue()``).
+        var settleCursor = Int64.min
     }
+    private let tiers: AddressKeyTiers
 
     /// A write waiting for its batch.
     private struct PendingWrite: Sendable {
@@ -37,7 +42,12 @@ public final class CoreStore: Sendable {
         var fail: @Sendable (any Error) -> Void
     }
 
-    public init(url: URL) throws {
+    public convenience init(url: URL) throws {
+        try self.init(url: url, addressKeyTiers: AddressKeyTiers())
+    }
+
+    init(url: URL, addressKeyTiers: AddressKeyTiers) throws {
+        tiers = addressKeyTiers
         var configuration = SQLiteDatabase.Configuration.default
         configuration.synchronous = .full
         // Bulk creates dirty a page of the random-order address index per row: with SQLite's 2 MiB cache
@@ -138,6 +148,38 @@ public final class CoreStore: Sendable {
             if writes.isEmpty { return }
             let answers = queue.sync { db in Self.commit(writes, db) }
             for answer in answers { answer() }
+            let weight = writes.reduce(0) { $0 + $1.weight }
+            let due = pending.withLock { state -> Bool in
+                state.weightSinceTierCheck += weight
+                guard state.weightSinceTierCheck >= tiers.checkEvery else { return false }
+                state.weightSinceTierCheck = 0
+                return true
+            }
+            if due { settleAddressKeysIfDue() }
+        }
+    }
+
+    /// Moves imported address keys from the recent tier to the settled one, a chunk per transaction,
+    /// while the recent tier holds ``AddressKeyTiers/recentLimit`` or more (migration 6). Runs on the
+    /// flusher between group commits; a failure leaves the keys where they are (both tiers are
+    /// searched), to be moved at a later look.
+    private func settleAddressKeysIfDue() {
+        var cursor = pending.withLock { $0.settleCursor }
+        defer { pending.withLock { $0.settleCursor = cursor } }
+        do {
+            var remaining = try queue.sync { db in try db.recentAddressKeyCount() }
+            while remaining >= tiers.recentLimit {
+                let start = cursor
+                let (moved, next) = try queue.sync { db in
+                    try db.transaction(.immediate) { try db.settleAddressKeys(from: start, limit: tiers.chunk) }
+                }
+                cursor = next
+                remaining -= moved
+                // A whole pass found nothing: another process settled them since the count.
+                if moved == 0 && start == Int64.min { break }
+            }
+        } catch {
+            return
         }
     }
 
