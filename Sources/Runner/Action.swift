@@ -15,11 +15,21 @@ public protocol Action: Sendable {
     func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult
     /// Whether the effect of `item` already happened. The default answers ``ProbeOutcome/unknown``.
     func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome
+    /// True when ``runImmediately(_:context:)`` does what `run` does without ever suspending (no I/O, no
+    /// waiting): the engine then calls it in place of `run`, saving an async call per item. Default false.
+    var runsImmediately: Bool { get }
+    /// Performs the work for one item without suspending; called only when ``runsImmediately`` is true,
+    /// with the same meaning (result, errors) as ``run(_:context:)``.
+    func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult
 }
 
 extension Action {
     public var isSideEffecting: Bool { false }
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .unknown }
+    public var runsImmediately: Bool { false }
+    public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {
+        preconditionFailure("action '\(name)' does not run immediately; the engine calls run(_:context:)")
+    }
 }
 
 /// What an action learns about the item it runs.

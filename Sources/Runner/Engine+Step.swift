@@ -136,7 +136,7 @@ extension Engine {
         while isRunning {
             batch.removeAll(keepingCapacity: true)
             do {
-                while batch.count < options.readBatch, let item = try await iterator.next() { batch.append(item) }
+                try await iterator.next(upTo: options.readBatch, into: &batch)
             } catch {
                 abort("step '\(step.id)': cannot read its items: \(error)")
                 return
@@ -163,7 +163,11 @@ extension Engine {
             }
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
-            for (offset, item) in batch.enumerated() {
+            let count = batch.count
+            // Items are moved out of the batch (popped from its reversed end), not copied.
+            batch.reverse()
+            for offset in 0..<count {
+                let item = batch.removeLast()
                 let index = first + offset
                 hashes.append(keysHash)
                 keysHash = KeysHash.adding(item.key, to: keysHash)
@@ -215,7 +219,7 @@ extension Engine {
                             item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: false))
                 }
             }
-            position += batch.count
+            position += count
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
@@ -287,7 +291,9 @@ extension Engine {
     /// one at a time as soon as a batch is not quick, so slow items are not held in batches), and
     /// each plain success costs one atomic add and one short lock. An item without a probe, rate limit or
     /// timeout is run inline (no extra async frame); anything else, or a first attempt that throws,
-    /// goes through ``process(_:_:_:first:)``.
+    /// goes through ``process(_:_:_:first:)``. An action that ``Action/runsImmediately`` is called
+    /// without an async call at all, and its plain successes are published together, one lock per
+    /// batch: the batch cannot hold one of them back, as no item of it suspends.
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>, workers: Int) async {
         let slot = ItemProgressSlot()
         runtime.progress.slots.withLock { $0.append(slot) }
@@ -295,9 +301,28 @@ extension Engine {
         let inline = runtime.bucket == nil && runtime.step.timeout == nil
         let tracked = checkpoint != nil
         let action = runtime.step.action
+        let immediate = action.runsImmediately
         var limit = 1
         var taken: [PreparedItem] = []
         taken.reserveCapacity(Self.maxTake)
+        // Plain successes of immediate items not yet in the checkpoint buffer.
+        var quick: [CheckpointBuffer.Covered] = []
+        quick.reserveCapacity(Self.maxTake)
+        var quickCount = 0
+        // Moves `quick` into the buffer (and counts immediate successes); true when the buffer is full.
+        // Called before anything can suspend.
+        func publish() -> Bool {
+            if quickCount > 0 {
+                runtime.progress.succeededQuickly(quickCount)
+                quickCount = 0
+            }
+            guard !quick.isEmpty else { return false }
+            defer { quick.removeAll(keepingCapacity: true) }
+            return pending.withLock { buffer in
+                for outcome in quick { buffer.settle(outcome, stepIndex: runtime.index) }
+                return buffer.count >= options.flushBatch
+            }
+        }
         while await feed.take(upTo: limit, share: workers, into: &taken) {
             let started = ContinuousClock.now
             var ran = 0
@@ -309,6 +334,7 @@ extension Engine {
                 // A stop withdraws what the feed still holds; this batch's unstarted items likewise.
                 if ran > 0 && !isRunning { break }
                 if let limiter {
+                    full = publish() || full
                     do { try await limiter.acquire() } catch { break }
                 }
                 ran += 1
@@ -317,36 +343,51 @@ extension Engine {
                     let attempts = prepared.attempts + 1
                     let context = makeContext(prepared, runtime, slot, attempt: attempts)
                     let outcome: Result<ActionResult, any Error>
-                    do {
-                        outcome = .success(try await action.run(prepared.item, context: context))
-                    } catch {
-                        outcome = .failure(error)
+                    if immediate {
+                        do {
+                            outcome = .success(try action.runImmediately(prepared.item, context: context))
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                    } else {
+                        do {
+                            outcome = .success(try await action.run(prepared.item, context: context))
+                        } catch {
+                            outcome = .failure(error)
+                        }
                     }
                     if case .success(let result) = outcome, result.outputs.isEmpty, !runtime.sideEffecting,
                         !prepared.hadRow
                     {
-                        runtime.progress.succeededQuickly()
+                        if immediate { quickCount += 1 } else { runtime.progress.succeededQuickly() }
                         settled += 1
                         if tracked {
                             // Published at once, not at the batch's end: a later item of the batch may be
-                            // stuck, and the watermark must not wait for it.
+                            // stuck, and the watermark must not wait for it (immediate items cannot be).
                             let outcome = CheckpointBuffer.Covered(
                                 index: prepared.index, key: prepared.item.key, attempts: attempts)
-                            full =
-                                pending.withLock { buffer in
-                                    buffer.settle(outcome, stepIndex: runtime.index)
-                                    return buffer.count >= options.flushBatch
-                                } || full
+                            if immediate {
+                                quick.append(outcome)
+                            } else {
+                                full =
+                                    pending.withLock { buffer in
+                                        buffer.settle(outcome, stepIndex: runtime.index)
+                                        return buffer.count >= options.flushBatch
+                                    } || full
+                            }
                         }
                     } else {
+                        full = publish() || full
                         _ = await process(prepared, runtime, slot, first: outcome)
                     }
                 } else {
+                    full = publish() || full
                     _ = await process(prepared, runtime, slot)
                 }
                 slot.end()
                 limiter?.release()
             }
+            full = publish() || full
             if ran < taken.count && !isCancelling {
                 withdraw(Array(taken[ran...]), stepIndex: runtime.index)
             }

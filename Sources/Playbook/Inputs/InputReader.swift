@@ -70,9 +70,9 @@ public final class InputReader {
     /// (``TemplateValue/textFields``).
     public func nextTextFields() throws(InputError) -> (key: String, fields: [String: String])? {
         if case .csv(let reader) = backend {
-            guard let record = try reader.next() else { return nil }
+            guard let record = try reader.nextLean() else { return nil }
             count += 1
-            return ("row:\(record.row)", record.values)
+            return ("row:" + String(record.row), record.values)
         }
         guard let item = try next() else { return nil }
         return (item.key, item.value.textFields)
