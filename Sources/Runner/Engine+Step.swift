@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// An item ready for a worker: what the checkpoint said about it.
@@ -49,7 +50,10 @@ extension Engine {
         try? await checkpoint?.recordStep(step.id, status: "running")
         let feed = StepFeed<PreparedItem>(capacity: options.window)
         if register(feed, stepIndex: index) {
-            let workers = min(step.concurrency, plan.concurrency)
+            let concurrency = min(step.concurrency, plan.concurrency)
+            // Workers of an action that never suspends run on the cores, one item after another: more
+            // workers than cores would only contend for the feed's and the checkpoint buffer's locks.
+            let workers = step.action.runsImmediately ? min(concurrency, Self.cores) : concurrency
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.fill(runtime, feed) }
                 for _ in 0..<workers {
@@ -164,10 +168,7 @@ extension Engine {
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
             let count = batch.count
-            // Items are moved out of the batch (popped from its reversed end), not copied.
-            batch.reverse()
-            for offset in 0..<count {
-                let item = batch.removeLast()
+            for (offset, item) in batch.enumerated() {
                 let index = first + offset
                 hashes.append(keysHash)
                 keysHash = KeysHash.adding(item.key, to: keysHash)
@@ -280,6 +281,9 @@ extension Engine {
 
     // MARK: Workers
 
+    /// The processor cores this process may use.
+    static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
     /// Items a worker takes at most at once, when its items are quick.
     static let maxTake = 32
     /// Items taking less than this (on average over a worker's last batch) are quick.
@@ -303,7 +307,8 @@ extension Engine {
         let action = runtime.step.action
         let immediate = action.runsImmediately
         var limit = 1
-        var taken: [PreparedItem] = []
+        // Optionals: each item is moved out as it starts (no copy); those left are the unstarted ones.
+        var taken: [PreparedItem?] = []
         taken.reserveCapacity(Self.maxTake)
         // Plain successes of immediate items not yet in the checkpoint buffer.
         var quick: [CheckpointBuffer.Covered] = []
@@ -330,13 +335,14 @@ extension Engine {
             // A full buffer is flushed after the batch: a worker waiting on a flush with items of its
             // batch still unstarted would hold the watermark below everything the others finish.
             var full = false
-            for prepared in taken {
+            for position in taken.indices {
                 // A stop withdraws what the feed still holds; this batch's unstarted items likewise.
                 if ran > 0 && !isRunning { break }
                 if let limiter {
                     full = publish() || full
                     do { try await limiter.acquire() } catch { break }
                 }
+                guard let prepared = taken[position].take() else { break }
                 ran += 1
                 slot.begin(prepared.index)
                 if inline && !prepared.needsProbe {
@@ -389,7 +395,7 @@ extension Engine {
             }
             full = publish() || full
             if ran < taken.count && !isCancelling {
-                withdraw(Array(taken[ran...]), stepIndex: runtime.index)
+                withdraw(taken[ran...].compactMap { $0 }, stepIndex: runtime.index)
             }
             // Read only when the step ends, after every worker has.
             if settled > 0 { runtime.tally.withLock { $0.settled += settled } }

@@ -37,7 +37,8 @@ public final class CSVReader {
     private let delimiter: UInt8
     private let hasHeader: Bool
     private let requiredColumns: [String]?
-    private var ready: [Record.Lean] = []
+    /// Rows parsed from the current chunk, moved out (nil) as they are handed over.
+    private var ready: [Record.Lean?] = []
     /// A dictionary with every column mapped to "", and each column's index in it: a row's dictionary is
     /// a copy of it with the values stored by index (no key hashing, no rehashing per row).
     private var template: [String: String] = [:]
@@ -140,7 +141,7 @@ public final class CSVReader {
             }
         }
         defer { readyIndex += 1 }
-        return ready[readyIndex]
+        return ready[readyIndex].take()
     }
 
     /// Reads the remaining rows only to count them: every problem ``next()`` would throw is thrown, but
