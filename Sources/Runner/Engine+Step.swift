@@ -154,7 +154,8 @@ extension Engine {
                 return
             }
             let first = position
-            var prepared: [PreparedItem] = []
+            // Optionals, so the feed can move the items in.
+            var prepared: [PreparedItem?] = []
             prepared.reserveCapacity(batch.count)
             var states: [String: RunHandle.Checkpoint] = [:]
             if lookups, let checkpoint {
@@ -224,8 +225,9 @@ extension Engine {
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
-                    for item in prepared {
-                        buffer.trackers[runtime.index]?.open.open(item.index, hash: hashes[item.index - first])
+                    for slot in prepared.indices {
+                        let index = prepared[slot]!.index
+                        buffer.trackers[runtime.index]?.open.open(index, hash: hashes[index - first])
                     }
                     buffer.trackers[runtime.index]?.read = position
                     buffer.trackers[runtime.index]?.readHash = keysHash
@@ -234,7 +236,7 @@ extension Engine {
             if prepared.isEmpty { continue }
             if runtime.sideEffecting, let checkpoint {
                 // The intent protocol: `started` is committed before any worker can perform the effect.
-                let intents = prepared.map {
+                let intents = prepared.compactMap { $0 }.map {
                     RunHandle.Update(
                         step: step.id, key: $0.item.key, index: $0.index, state: .started, attempts: $0.attempts,
                         errorClass: nil, message: nil, resultJSON: nil,
@@ -249,7 +251,7 @@ extension Engine {
                 }
             }
             runtime.tally.withLock { $0.pushed += prepared.count }
-            switch await feed.push(prepared) {
+            switch await feed.push(moving: &prepared) {
             case .accepted:
                 continue
             case .closedAfterAccepting:
@@ -260,7 +262,7 @@ extension Engine {
             case .rejected:
                 // Closed before delivery (a stop): nothing of this batch ran.
                 if runtime.sideEffecting, checkpoint != nil {
-                    let withdrawn = prepared.filter { !$0.needsProbe }.map {
+                    let withdrawn = prepared.compactMap { $0 }.filter { !$0.needsProbe }.map {
                         RunHandle.Update(
                             step: step.id, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
                             errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)

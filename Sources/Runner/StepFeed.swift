@@ -97,10 +97,25 @@ final class StepFeed<Element: Sendable>: Sendable {
 
     /// Adds `elements` and wakes waiting consumers; waits while the buffer is full.
     func push(_ elements: [Element]) async -> PushOutcome {
+        var slots = elements.map { Optional($0) }
+        return await push(moving: &slots)
+    }
+
+    /// ``push(_:)`` that moves the elements (all non-nil) out of `elements`: left empty or nil when
+    /// delivered, untouched when rejected. Into a drained buffer the batch is handed over whole.
+    func push(moving elements: inout [Element?]) async -> PushOutcome {
         let (accepted, waiting): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
             if state.closed { return (false, []) }
-            state.buffer.reserveCapacity(state.buffer.count + elements.count)
-            for element in elements { state.buffer.append(element) }
+            if state.count == 0 {
+                // Every buffered slot was taken (nil): swap the arrays, no element is touched.
+                swap(&state.buffer, &elements)
+                state.head = 0
+            } else {
+                state.buffer.reserveCapacity(state.buffer.count + elements.count)
+                for index in elements.indices where elements[index] != nil {
+                    state.buffer.append(elements[index].take())
+                }
+            }
             defer { state.consumers = [] }
             return (true, state.consumers)
         }
