@@ -169,7 +169,10 @@ extension Engine {
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
             let count = batch.count
-            for (offset, item) in batch.enumerated() {
+            for offset in 0..<count {
+                // Moved out of the batch (an empty item left in its place), not copied.
+                var item = WorkItem(key: "")
+                swap(&item, &batch[offset])
                 let index = first + offset
                 hashes.append(keysHash)
                 keysHash = KeysHash.adding(item.key, to: keysHash)

@@ -72,10 +72,30 @@ public final class InputReader {
         if case .csv(let reader) = backend {
             guard let record = try reader.nextLean() else { return nil }
             count += 1
-            return ("row:" + String(record.row), record.values)
+            return (Self.rowKey(record.row), record.values)
         }
         guard let item = try next() else { return nil }
         return (item.key, item.value.textFields)
+    }
+
+    /// `row:<n>`, written into a stack buffer and decoded once (no concatenation, no integer-to-string
+    /// conversion of its own).
+    static func rowKey(_ row: Int) -> String {
+        guard row >= 0 else { return "row:\(row)" }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var end = 24
+            var rest = row
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            for byte in "row:".utf8.reversed() {
+                end -= 1
+                buffer[end] = byte
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[end...]), as: UTF8.self)
+        }
     }
 
     /// The next item, or `nil` at the end.
