@@ -48,7 +48,7 @@ public struct ActionContext: Sendable {
     public var clock: any RunnerClock
     /// Where ``progress(done:total:unit:)`` goes (nil outside an engine run), and the item's position.
     let progressSlot: ItemProgressSlot?
-    let itemSerial: Int
+    var itemSerial: Int
 
     /// A key that is the same for every attempt of this item in this run, across resumes: send it as
     /// the request's idempotency key so the remote side can deduplicate.

@@ -157,6 +157,9 @@ extension Engine {
             // Optionals, so the feed can move the items in.
             var prepared: [PreparedItem?] = []
             prepared.reserveCapacity(batch.count)
+            // Their positions, to open them without reading them back.
+            var opened: [Int] = []
+            opened.reserveCapacity(batch.count)
             var states: [String: RunHandle.Checkpoint] = [:]
             if lookups, let checkpoint {
                 do {
@@ -187,6 +190,7 @@ extension Engine {
                             $0.resumed += 1
                         }
                     } else {
+                        opened.append(index)
                         prepared.append(
                             PreparedItem(item: item, index: index, hadRow: false, attempts: 0, needsProbe: false))
                     }
@@ -210,15 +214,18 @@ extension Engine {
                     }
                 case .failed:
                     let inDoubt = found.errorClass == ErrorClass.inDoubt.rawValue && runtime.sideEffecting
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: inDoubt))
                 case .started:
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts,
                             needsProbe: runtime.sideEffecting))
                 case .pending, .skipped:
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: false))
@@ -228,8 +235,7 @@ extension Engine {
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
-                    for slot in prepared.indices {
-                        let index = prepared[slot]!.index
+                    for index in opened {
                         buffer.trackers[runtime.index]?.open.open(index, hash: hashes[index - first])
                     }
                     buffer.trackers[runtime.index]?.read = position
@@ -319,6 +325,11 @@ extension Engine {
         var quick: [CheckpointBuffer.Covered] = []
         quick.reserveCapacity(Self.maxTake)
         var quickCount = 0
+        // One context per worker for the inline path, updated per item (its clock and slot are not
+        // retained and released per item).
+        var context = ActionContext(
+            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: "",
+            attempt: 0, clock: options.clock, progressSlot: slot, itemSerial: 0)
         // Moves `quick` into the buffer (and counts immediate successes); true when the buffer is full.
         // Called before anything can suspend.
         func publish() -> Bool {
@@ -352,7 +363,9 @@ extension Engine {
                 slot.begin(prepared.index)
                 if inline && !prepared.needsProbe {
                     let attempts = prepared.attempts + 1
-                    let context = makeContext(prepared, runtime, slot, attempt: attempts)
+                    context.itemKey = prepared.item.key
+                    context.attempt = attempts
+                    context.itemSerial = prepared.index
                     let outcome: Result<ActionResult, any Error>
                     if immediate {
                         do {
