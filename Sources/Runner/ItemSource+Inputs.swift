@@ -54,7 +54,10 @@ private final class InputItemIterator: ItemIterator {
     private func nextItem() throws -> WorkItem? {
         if reader == nil { reader = try InputReader(declaration, context: context) }
         // Text fields straight from the reader: a CSV row's own dictionary, no template value between.
-        guard let item = try reader!.nextTextFields() else { return nil }
+        guard let item = try reader!.nextTextItem() else { return nil }
+        if let single = item.single {
+            return WorkItem(key: item.key, field: single.name, value: single.value, secretFields: secretFields)
+        }
         return WorkItem(key: item.key, fields: item.fields, secretFields: secretFields)
     }
 }

@@ -17,11 +17,13 @@ public final class CSVReader {
         public var values: [String: String]
 
         /// A data row as the reader buffers it: its fields live only in `values` (columns are unique), so
-        /// a row costs one dictionary, and ``fields`` is built only for ``CSVReader/next()``.
+        /// a row costs one dictionary, and ``fields`` is built only for ``CSVReader/next()``; a plain row
+        /// of a one-column file keeps its field alone in `single` (no dictionary at all).
         struct Lean {
             var row: Int
             var line: Int
             var values: [String: String]
+            var single: String? = nil
             /// The fields in order, kept only when column names repeat (without a header).
             var fields: [String]?
         }
@@ -116,7 +118,7 @@ public final class CSVReader {
     ///   fields, a missing column, or bytes that are not UTF-8.
     public func next() throws(InputError) -> Record? {
         guard let lean = try nextLean() else { return nil }
-        let values = lean.values
+        let values = lean.single.map { [columns[0]: $0] } ?? lean.values
         return Record(
             row: lean.row, line: lean.line, fields: lean.fields ?? columns.map { values[$0] ?? "" }, values: values)
     }
@@ -355,7 +357,9 @@ public final class CSVReader {
         recordLine = line
         rowNumber += 1
         let delimiter = delimiter
-        var values = template
+        let one = columns.count == 1
+        var values = one ? [:] : template
+        var single: String?
         var found = 0
         try chunk.withUnsafeBufferPointer { (bytes) throws(InputError) in
             var start = range.lowerBound
@@ -363,7 +367,11 @@ public final class CSVReader {
             while true {
                 if index == range.upperBound || bytes[index] == delimiter {
                     let text = try fieldString(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                    if found < templateIndices.count { values.values[templateIndices[found]] = text }
+                    if one {
+                        if found == 0 { single = text }
+                    } else if found < templateIndices.count {
+                        values.values[templateIndices[found]] = text
+                    }
                     found += 1
                     if index == range.upperBound { break }
                     start = index + 1
@@ -383,7 +391,7 @@ public final class CSVReader {
                 String(decoding: $0, as: UTF8.self)
             }
         }
-        ready.append(Record.Lean(row: rowNumber, line: line, values: values, fields: fields))
+        ready.append(Record.Lean(row: rowNumber, line: line, values: values, single: single, fields: fields))
     }
 
     /// A plain data row being counted: the checks of ``plainRow(_:_:line:)``, nothing built. A row is

@@ -69,13 +69,22 @@ public final class InputReader {
     /// (non-string members as JSON), or a non-object item as the field `value`
     /// (``TemplateValue/textFields``).
     public func nextTextFields() throws(InputError) -> (key: String, fields: [String: String])? {
+        guard let item = try nextTextItem() else { return nil }
+        return (item.key, item.single.map { [$0.name: $0.value] } ?? item.fields)
+    }
+
+    /// ``nextTextFields()`` that gives a one-column CSV row's field alone in `single` (with `fields`
+    /// empty), so a caller that keeps it as it is allocates nothing for the row.
+    public func nextTextItem() throws(InputError) -> (
+        key: String, fields: [String: String], single: (name: String, value: String)?
+    )? {
         if case .csv(let reader) = backend {
             guard let record = try reader.nextLean() else { return nil }
             count += 1
-            return (Self.rowKey(record.row), record.values)
+            return (Self.rowKey(record.row), record.values, record.single.map { (reader.columns[0], $0) })
         }
         guard let item = try next() else { return nil }
-        return (item.key, item.value.textFields)
+        return (item.key, item.value.textFields, nil)
     }
 
     /// `row:<n>`, written into a stack buffer and decoded once (no concatenation, no integer-to-string
