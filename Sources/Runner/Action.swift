@@ -15,11 +15,21 @@ public protocol Action: Sendable {
     func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult
     /// Whether the effect of `item` already happened. The default answers ``ProbeOutcome/unknown``.
     func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome
+    /// True when ``runImmediately(_:context:)`` does what `run` does without ever suspending (no I/O, no
+    /// waiting): the engine then calls it in place of `run`, saving an async call per item. Default false.
+    var runsImmediately: Bool { get }
+    /// Performs the work for one item without suspending; called only when ``runsImmediately`` is true,
+    /// with the same meaning (result, errors) as ``run(_:context:)``.
+    func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult
 }
 
 extension Action {
     public var isSideEffecting: Bool { false }
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .unknown }
+    public var runsImmediately: Bool { false }
+    public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {
+        preconditionFailure("action '\(name)' does not run immediately; the engine calls run(_:context:)")
+    }
 }
 
 /// What an action learns about the item it runs.
@@ -38,7 +48,7 @@ public struct ActionContext: Sendable {
     public var clock: any RunnerClock
     /// Where ``progress(done:total:unit:)`` goes (nil outside an engine run), and the item's position.
     let progressSlot: ItemProgressSlot?
-    let itemSerial: Int
+    var itemSerial: Int
 
     /// A key that is the same for every attempt of this item in this run, across resumes: send it as
     /// the request's idempotency key so the remote side can deduplicate.

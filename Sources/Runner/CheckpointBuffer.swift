@@ -116,10 +116,17 @@ enum KeysHash {
     static let initial: UInt64 = 0xcbf2_9ce4_8422_2325
 
     static func adding(_ key: String, to hash: UInt64) -> UInt64 {
+        // Over the contiguous UTF-8 (always available for native strings): no per-byte iterator.
+        let folded =
+            key.utf8.withContiguousStorageIfAvailable { fold($0, into: hash) } ?? fold(key.utf8, into: hash)
+        return (folded ^ 0xff) &* 0x100_0000_01b3
+    }
+
+    private static func fold(_ bytes: some Sequence<UInt8>, into hash: UInt64) -> UInt64 {
         var hash = hash
-        for byte in key.utf8 {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        return (hash ^ 0xff) &* 0x100_0000_01b3
+        return hash
     }
 }

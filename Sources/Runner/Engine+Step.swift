@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// An item ready for a worker: what the checkpoint said about it.
@@ -49,7 +50,10 @@ extension Engine {
         try? await checkpoint?.recordStep(step.id, status: "running")
         let feed = StepFeed<PreparedItem>(capacity: options.window)
         if register(feed, stepIndex: index) {
-            let workers = min(step.concurrency, plan.concurrency)
+            let concurrency = min(step.concurrency, plan.concurrency)
+            // Workers of an action that never suspends run on the cores, one item after another: more
+            // workers than cores would only contend for the feed's and the checkpoint buffer's locks.
+            let workers = step.action.runsImmediately ? min(concurrency, Self.cores) : concurrency
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.fill(runtime, feed) }
                 for _ in 0..<workers {
@@ -136,7 +140,7 @@ extension Engine {
         while isRunning {
             batch.removeAll(keepingCapacity: true)
             do {
-                while batch.count < options.readBatch, let item = try await iterator.next() { batch.append(item) }
+                try await iterator.next(upTo: options.readBatch, into: &batch)
             } catch {
                 abort("step '\(step.id)': cannot read its items: \(error)")
                 return
@@ -150,8 +154,12 @@ extension Engine {
                 return
             }
             let first = position
-            var prepared: [PreparedItem] = []
+            // Optionals, so the feed can move the items in.
+            var prepared: [PreparedItem?] = []
             prepared.reserveCapacity(batch.count)
+            // Their positions, to open them without reading them back.
+            var opened: [Int] = []
+            opened.reserveCapacity(batch.count)
             var states: [String: RunHandle.Checkpoint] = [:]
             if lookups, let checkpoint {
                 do {
@@ -163,7 +171,11 @@ extension Engine {
             }
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
-            for (offset, item) in batch.enumerated() {
+            let count = batch.count
+            for offset in 0..<count {
+                // Moved out of the batch (an empty item left in its place), not copied.
+                var item = WorkItem(key: "")
+                swap(&item, &batch[offset])
                 let index = first + offset
                 hashes.append(keysHash)
                 keysHash = KeysHash.adding(item.key, to: keysHash)
@@ -178,6 +190,7 @@ extension Engine {
                             $0.resumed += 1
                         }
                     } else {
+                        opened.append(index)
                         prepared.append(
                             PreparedItem(item: item, index: index, hadRow: false, attempts: 0, needsProbe: false))
                     }
@@ -201,26 +214,29 @@ extension Engine {
                     }
                 case .failed:
                     let inDoubt = found.errorClass == ErrorClass.inDoubt.rawValue && runtime.sideEffecting
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: inDoubt))
                 case .started:
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts,
                             needsProbe: runtime.sideEffecting))
                 case .pending, .skipped:
+                    opened.append(index)
                     prepared.append(
                         PreparedItem(
                             item: item, index: index, hadRow: true, attempts: found.attempts, needsProbe: false))
                 }
             }
-            position += batch.count
+            position += count
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
-                    for item in prepared {
-                        buffer.trackers[runtime.index]?.open.open(item.index, hash: hashes[item.index - first])
+                    for index in opened {
+                        buffer.trackers[runtime.index]?.open.open(index, hash: hashes[index - first])
                     }
                     buffer.trackers[runtime.index]?.read = position
                     buffer.trackers[runtime.index]?.readHash = keysHash
@@ -229,7 +245,7 @@ extension Engine {
             if prepared.isEmpty { continue }
             if runtime.sideEffecting, let checkpoint {
                 // The intent protocol: `started` is committed before any worker can perform the effect.
-                let intents = prepared.map {
+                let intents = prepared.compactMap { $0 }.map {
                     RunHandle.Update(
                         step: step.id, key: $0.item.key, index: $0.index, state: .started, attempts: $0.attempts,
                         errorClass: nil, message: nil, resultJSON: nil,
@@ -244,7 +260,7 @@ extension Engine {
                 }
             }
             runtime.tally.withLock { $0.pushed += prepared.count }
-            switch await feed.push(prepared) {
+            switch await feed.push(moving: &prepared) {
             case .accepted:
                 continue
             case .closedAfterAccepting:
@@ -255,7 +271,7 @@ extension Engine {
             case .rejected:
                 // Closed before delivery (a stop): nothing of this batch ran.
                 if runtime.sideEffecting, checkpoint != nil {
-                    let withdrawn = prepared.filter { !$0.needsProbe }.map {
+                    let withdrawn = prepared.compactMap { $0 }.filter { !$0.needsProbe }.map {
                         RunHandle.Update(
                             step: step.id, key: $0.item.key, index: $0.index, state: .pending, attempts: $0.attempts,
                             errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
@@ -276,6 +292,9 @@ extension Engine {
 
     // MARK: Workers
 
+    /// The processor cores this process may use.
+    static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
     /// Items a worker takes at most at once, when its items are quick.
     static let maxTake = 32
     /// Items taking less than this (on average over a worker's last batch) are quick.
@@ -287,7 +306,9 @@ extension Engine {
     /// one at a time as soon as a batch is not quick, so slow items are not held in batches), and
     /// each plain success costs one atomic add and one short lock. An item without a probe, rate limit or
     /// timeout is run inline (no extra async frame); anything else, or a first attempt that throws,
-    /// goes through ``process(_:_:_:first:)``.
+    /// goes through ``process(_:_:_:first:)``. An action that ``Action/runsImmediately`` is called
+    /// without an async call at all, and its plain successes are published together, one lock per
+    /// batch: the batch cannot hold one of them back, as no item of it suspends.
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>, workers: Int) async {
         let slot = ItemProgressSlot()
         runtime.progress.slots.withLock { $0.append(slot) }
@@ -295,9 +316,34 @@ extension Engine {
         let inline = runtime.bucket == nil && runtime.step.timeout == nil
         let tracked = checkpoint != nil
         let action = runtime.step.action
+        let immediate = action.runsImmediately
         var limit = 1
-        var taken: [PreparedItem] = []
+        // Optionals: each item is moved out as it starts (no copy); those left are the unstarted ones.
+        var taken: [PreparedItem?] = []
         taken.reserveCapacity(Self.maxTake)
+        // Plain successes of immediate items not yet in the checkpoint buffer.
+        var quick: [CheckpointBuffer.Covered] = []
+        quick.reserveCapacity(Self.maxTake)
+        var quickCount = 0
+        // One context per worker for the inline path, updated per item (its clock and slot are not
+        // retained and released per item).
+        var context = ActionContext(
+            runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: "",
+            attempt: 0, clock: options.clock, progressSlot: slot, itemSerial: 0)
+        // Moves `quick` into the buffer (and counts immediate successes); true when the buffer is full.
+        // Called before anything can suspend.
+        func publish() -> Bool {
+            if quickCount > 0 {
+                runtime.progress.succeededQuickly(quickCount)
+                quickCount = 0
+            }
+            guard !quick.isEmpty else { return false }
+            defer { quick.removeAll(keepingCapacity: true) }
+            return pending.withLock { buffer in
+                for outcome in quick { buffer.settle(outcome, stepIndex: runtime.index) }
+                return buffer.count >= options.flushBatch
+            }
+        }
         while await feed.take(upTo: limit, share: workers, into: &taken) {
             let started = ContinuousClock.now
             var ran = 0
@@ -305,50 +351,69 @@ extension Engine {
             // A full buffer is flushed after the batch: a worker waiting on a flush with items of its
             // batch still unstarted would hold the watermark below everything the others finish.
             var full = false
-            for prepared in taken {
+            for position in taken.indices {
                 // A stop withdraws what the feed still holds; this batch's unstarted items likewise.
                 if ran > 0 && !isRunning { break }
                 if let limiter {
+                    full = publish() || full
                     do { try await limiter.acquire() } catch { break }
                 }
+                guard let prepared = taken[position].take() else { break }
                 ran += 1
                 slot.begin(prepared.index)
                 if inline && !prepared.needsProbe {
                     let attempts = prepared.attempts + 1
-                    let context = makeContext(prepared, runtime, slot, attempt: attempts)
+                    context.itemKey = prepared.item.key
+                    context.attempt = attempts
+                    context.itemSerial = prepared.index
                     let outcome: Result<ActionResult, any Error>
-                    do {
-                        outcome = .success(try await action.run(prepared.item, context: context))
-                    } catch {
-                        outcome = .failure(error)
+                    if immediate {
+                        do {
+                            outcome = .success(try action.runImmediately(prepared.item, context: context))
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                    } else {
+                        do {
+                            outcome = .success(try await action.run(prepared.item, context: context))
+                        } catch {
+                            outcome = .failure(error)
+                        }
                     }
                     if case .success(let result) = outcome, result.outputs.isEmpty, !runtime.sideEffecting,
                         !prepared.hadRow
                     {
-                        runtime.progress.succeededQuickly()
+                        if immediate { quickCount += 1 } else { runtime.progress.succeededQuickly() }
                         settled += 1
                         if tracked {
                             // Published at once, not at the batch's end: a later item of the batch may be
-                            // stuck, and the watermark must not wait for it.
+                            // stuck, and the watermark must not wait for it (immediate items cannot be).
                             let outcome = CheckpointBuffer.Covered(
                                 index: prepared.index, key: prepared.item.key, attempts: attempts)
-                            full =
-                                pending.withLock { buffer in
-                                    buffer.settle(outcome, stepIndex: runtime.index)
-                                    return buffer.count >= options.flushBatch
-                                } || full
+                            if immediate {
+                                quick.append(outcome)
+                            } else {
+                                full =
+                                    pending.withLock { buffer in
+                                        buffer.settle(outcome, stepIndex: runtime.index)
+                                        return buffer.count >= options.flushBatch
+                                    } || full
+                            }
                         }
                     } else {
+                        full = publish() || full
                         _ = await process(prepared, runtime, slot, first: outcome)
                     }
                 } else {
+                    full = publish() || full
                     _ = await process(prepared, runtime, slot)
                 }
                 slot.end()
                 limiter?.release()
             }
+            full = publish() || full
             if ran < taken.count && !isCancelling {
-                withdraw(Array(taken[ran...]), stepIndex: runtime.index)
+                withdraw(taken[ran...].compactMap { $0 }, stepIndex: runtime.index)
             }
             // Read only when the step ends, after every worker has.
             if settled > 0 { runtime.tally.withLock { $0.settled += settled } }

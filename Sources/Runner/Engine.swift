@@ -360,6 +360,6 @@ final class ProgressBox: Sendable {
         }
     }
 
-    /// Counts one success: one atomic add, no lock.
-    func succeededQuickly() { quickSuccesses.add(1, ordering: .relaxed) }
+    /// Counts successes: one atomic add, no lock.
+    func succeededQuickly(_ count: Int = 1) { quickSuccesses.add(count, ordering: .relaxed) }
 }

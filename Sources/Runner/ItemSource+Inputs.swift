@@ -40,10 +40,24 @@ private final class InputItemIterator: ItemIterator {
         self.secretFields = secretFields
     }
 
-    func next() async throws -> WorkItem? {
+    func next() async throws -> WorkItem? { try nextItem() }
+
+    /// The reader never suspends, so a batch is read in one synchronous loop.
+    func next(upTo limit: Int, into items: inout [WorkItem]) throws {
+        var added = 0
+        while added < limit, let item = try nextItem() {
+            items.append(item)
+            added += 1
+        }
+    }
+
+    private func nextItem() throws -> WorkItem? {
         if reader == nil { reader = try InputReader(declaration, context: context) }
         // Text fields straight from the reader: a CSV row's own dictionary, no template value between.
-        guard let item = try reader!.nextTextFields() else { return nil }
+        guard let item = try reader!.nextTextItem() else { return nil }
+        if let single = item.single {
+            return WorkItem(key: item.key, field: single.name, value: single.value, secretFields: secretFields)
+        }
         return WorkItem(key: item.key, fields: item.fields, secretFields: secretFields)
     }
 }

@@ -3,6 +3,8 @@ public struct NoopAction: Action {
     public init() {}
     public var name: String { "noop" }
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult { .empty }
+    public var runsImmediately: Bool { true }
+    public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult { .empty }
 }
 
 /// Waits `duration` on the engine's clock, then succeeds; with `units` > 0, waits `duration` per unit,

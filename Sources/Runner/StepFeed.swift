@@ -7,7 +7,8 @@ import Synchronization
 /// nothing, a waiting producer gets false, and the undelivered items are handed back.
 final class StepFeed<Element: Sendable>: Sendable {
     private struct State {
-        var buffer: [Element] = []
+        /// Elements are moved in and out (nil once taken): no copy, no reference-count traffic per element.
+        var buffer: [Element?] = []
         var head = 0
         var finished = false
         var closed = false
@@ -18,7 +19,7 @@ final class StepFeed<Element: Sendable>: Sendable {
         var count: Int { buffer.count - head }
 
         mutating func pop() -> Element {
-            let element = buffer[head]
+            let element = buffer[head].take()!
             head += 1
             if head >= 1024 && head * 2 >= buffer.count {
                 buffer.removeFirst(head)
@@ -44,13 +45,25 @@ final class StepFeed<Element: Sendable>: Sendable {
     /// the buffer among `share` consumers (at least one), so a worker taking a batch never leaves the
     /// others idle. Waits while the buffer is empty; false once the feed is finished and drained, or closed.
     func take(upTo limit: Int, share: Int, into out: inout [Element]) async -> Bool {
+        await take(upTo: limit, share: share, into: &out) { $0 }
+    }
+
+    /// ``take(upTo:share:into:)`` into optionals, so that the consumer can move each element out
+    /// (`out[i].take()`) instead of copying it.
+    func take(upTo limit: Int, share: Int, into out: inout [Element?]) async -> Bool {
+        await take(upTo: limit, share: share, into: &out) { $0 }
+    }
+
+    private func take<Slot>(upTo limit: Int, share: Int, into out: inout [Slot], _ wrap: (Element) -> Slot) async
+        -> Bool
+    {
         out.removeAll(keepingCapacity: true)
         while true {
             let (more, producer): (Bool?, CheckedContinuation<Bool, Never>?) = state.withLock { state in
                 if state.closed { return (false, nil) }
                 guard state.count > 0 else { return (state.finished ? false : nil, nil) }
                 let count = min(limit, max(1, state.count / max(1, share)))
-                for _ in 0..<count { out.append(state.pop()) }
+                for _ in 0..<count { out.append(wrap(state.pop())) }
                 var producer: CheckedContinuation<Bool, Never>?
                 if state.count < capacity, let waiting = state.producer {
                     producer = waiting
@@ -84,9 +97,25 @@ final class StepFeed<Element: Sendable>: Sendable {
 
     /// Adds `elements` and wakes waiting consumers; waits while the buffer is full.
     func push(_ elements: [Element]) async -> PushOutcome {
+        var slots = elements.map { Optional($0) }
+        return await push(moving: &slots)
+    }
+
+    /// ``push(_:)`` that moves the elements (all non-nil) out of `elements`: left empty or nil when
+    /// delivered, untouched when rejected. Into a drained buffer the batch is handed over whole.
+    func push(moving elements: inout [Element?]) async -> PushOutcome {
         let (accepted, waiting): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { state in
             if state.closed { return (false, []) }
-            state.buffer.append(contentsOf: elements)
+            if state.count == 0 {
+                // Every buffered slot was taken (nil): swap the arrays, no element is touched.
+                swap(&state.buffer, &elements)
+                state.head = 0
+            } else {
+                state.buffer.reserveCapacity(state.buffer.count + elements.count)
+                for index in elements.indices where elements[index] != nil {
+                    state.buffer.append(elements[index].take())
+                }
+            }
             defer { state.consumers = [] }
             return (true, state.consumers)
         }
@@ -121,7 +150,7 @@ final class StepFeed<Element: Sendable>: Sendable {
             ([CheckedContinuation<Void, Never>], CheckedContinuation<Bool, Never>?, [Element]) =
                 state.withLock { state in
                     state.closed = true
-                    let left = Array(state.buffer[state.head...])
+                    let left = state.buffer[state.head...].compactMap { $0 }
                     state.buffer = []
                     state.head = 0
                     defer {

@@ -8,15 +8,50 @@ public struct WorkItem: Sendable, Equatable {
     /// The stable key, unique within the step.
     public var key: String
     /// The payload.
-    public var fields: [String: String]
+    public var fields: [String: String] {
+        get {
+            switch storage {
+            case .dictionary(let fields): return fields
+            case .single(let name, let value): return [name: value]
+            }
+        }
+        set { storage = .dictionary(newValue) }
+    }
     /// Names of fields whose values are secret.
     public var secretFields: Set<String>
+
+    /// The payload as stored: an item of one field (a row of a one-column CSV) keeps it inline, so
+    /// making, moving and dropping the item allocates and reference-counts nothing for it.
+    private enum Storage: Sendable {
+        case dictionary([String: String])
+        case single(name: String, value: String)
+    }
+    private var storage: Storage
 
     /// Creates an item.
     public init(key: String, fields: [String: String] = [:], secretFields: Set<String> = []) {
         self.key = key
-        self.fields = fields
+        self.storage = .dictionary(fields)
         self.secretFields = secretFields
+    }
+
+    /// An item of one field (``fields`` builds its dictionary when read).
+    init(key: String, field name: String, value: String, secretFields: Set<String> = []) {
+        self.key = key
+        self.storage = .single(name: name, value: value)
+        self.secretFields = secretFields
+    }
+
+    /// The value of the field `name`, without building ``fields``.
+    func field(_ name: String) -> String? {
+        switch storage {
+        case .dictionary(let fields): return fields[name]
+        case .single(let single, let value): return single == name ? value : nil
+        }
+    }
+
+    public static func == (lhs: WorkItem, rhs: WorkItem) -> Bool {
+        lhs.key == rhs.key && lhs.secretFields == rhs.secretFields && lhs.fields == rhs.fields
     }
 
     /// The replacement written in place of a secret value.
@@ -27,7 +62,7 @@ public struct WorkItem: Sendable, Equatable {
         guard !secretFields.isEmpty else { return text }
         var text = text
         for name in secretFields {
-            if let value = fields[name], !value.isEmpty, text.contains(value) {
+            if let value = field(name), !value.isEmpty, text.contains(value) {
                 text = text.replacingOccurrences(of: value, with: Self.redactedMarker)
             }
         }

@@ -36,7 +36,7 @@ public final class WriteAction: Action {
         let values =
             [item.key]
             + columns.map { name in
-                item.secretFields.contains(name) ? WorkItem.redactedMarker : (item.fields[name] ?? "")
+                item.secretFields.contains(name) ? WorkItem.redactedMarker : (item.field(name) ?? "")
             }
         let line: String
         switch format {

@@ -16,6 +16,18 @@ public final class CSVReader {
         /// Column name to field.
         public var values: [String: String]
 
+        /// A data row as the reader buffers it: its fields live only in `values` (columns are unique), so
+        /// a row costs one dictionary, and ``fields`` is built only for ``CSVReader/next()``; a plain row
+        /// of a one-column file keeps its field alone in `single` (no dictionary at all).
+        struct Lean {
+            var row: Int
+            var line: Int
+            var values: [String: String]
+            var single: String? = nil
+            /// The fields in order, kept only when column names repeat (without a header).
+            var fields: [String]?
+        }
+
         /// The row as a template item (an object of strings).
         public var item: TemplateValue { .object(values.mapValues(TemplateValue.string)) }
     }
@@ -27,7 +39,13 @@ public final class CSVReader {
     private let delimiter: UInt8
     private let hasHeader: Bool
     private let requiredColumns: [String]?
-    private var ready: [Record] = []
+    /// Rows parsed from the current chunk, moved out (nil) as they are handed over.
+    private var ready: [Record.Lean?] = []
+    /// A dictionary with every column mapped to "", and each column's index in it: a row's dictionary is
+    /// a copy of it with the values stored by index (no key hashing, no rehashing per row).
+    private var template: [String: String] = [:]
+    private var templateIndices: [Dictionary<String, String>.Index] = []
+    private var columnsRepeat = false
     private var readyIndex = 0
     private var finished = false
     private var headerDone = false
@@ -35,7 +53,10 @@ public final class CSVReader {
 
     // Parser state, kept across chunks.
     private var field: [UInt8] = []
-    private var fields: [[UInt8]] = []
+    /// The ended fields of the row being read, back to back, and where each ends in `rowBytes` (one
+    /// buffer per reader instead of an array per field).
+    private var rowBytes: [UInt8] = []
+    private var fieldEnds: [Int] = []
     private var inQuotes = false
     private var afterQuote = false
     private var fieldQuoted = false
@@ -80,7 +101,15 @@ public final class CSVReader {
         self.delimiter = delimiter.asciiValue ?? UInt8(ascii: ",")
         self.hasHeader = header
         self.requiredColumns = columns
-        if !header { self.columns = columns ?? [] }
+        if !header { setColumns(columns ?? []) }
+    }
+
+    private func setColumns(_ names: [String]) {
+        columns = names
+        // Duplicate names (only possible without a header): the last field wins, as a plain insert would.
+        template = Dictionary(names.map { ($0, "") }, uniquingKeysWith: { first, _ in first })
+        templateIndices = names.map { template.index(forKey: $0)! }
+        columnsRepeat = template.count != names.count
     }
 
     /// The next data row, or `nil` at the end of the file.
@@ -88,6 +117,14 @@ public final class CSVReader {
     /// - Throws: ``InputError`` for an unclosed quote, a stray quote, a row with the wrong number of
     ///   fields, a missing column, or bytes that are not UTF-8.
     public func next() throws(InputError) -> Record? {
+        guard let lean = try nextLean() else { return nil }
+        let values = lean.single.map { [columns[0]: $0] } ?? lean.values
+        return Record(
+            row: lean.row, line: lean.line, fields: lean.fields ?? columns.map { values[$0] ?? "" }, values: values)
+    }
+
+    /// The next data row with its fields by column name only (what a work item carries), or `nil`.
+    func nextLean() throws(InputError) -> Record.Lean? {
         while readyIndex >= ready.count {
             ready.removeAll(keepingCapacity: true)
             readyIndex = 0
@@ -106,7 +143,7 @@ public final class CSVReader {
             }
         }
         defer { readyIndex += 1 }
-        return ready[readyIndex]
+        return ready[readyIndex].take()
     }
 
     /// Reads the remaining rows only to count them: every problem ``next()`` would throw is thrown, but
@@ -120,8 +157,13 @@ public final class CSVReader {
         checkedRows = 0
         if headerDone || !hasHeader {
             // A row split across the last chunk read: check its fields so far.
-            for bytes in fields { try checkField(bytes, line: recordLine) }
-            fields.removeAll(keepingCapacity: true)
+            var start = 0
+            for end in fieldEnds {
+                try checkField(rowBytes[start..<end], line: recordLine)
+                start = end
+            }
+            rowBytes.removeAll(keepingCapacity: true)
+            fieldEnds.removeAll(keepingCapacity: true)
         }
         while !finished {
             if let chunk = try chunks.next() {
@@ -133,7 +175,7 @@ public final class CSVReader {
                 }
                 if recordHasContent {
                     if checksOnly && (headerDone || !hasHeader) {
-                        try endCheckedRecord(field)
+                        try endCheckedRecord(field[...])
                     } else {
                         endField()
                         try endRecord()
@@ -190,6 +232,41 @@ public final class CSVReader {
         let count = chunk.count
         var index = 0
         while index < count {
+            // A data row that starts here and ends in this chunk without a quote (the common case) is
+            // split in place: no byte is copied, and a field costs only its string.
+            if !recordHasContent && !inQuotes && !afterQuote && !skipLF && (headerDone || !hasHeader) {
+                var end = index
+                var plain = true
+                while end < count {
+                    let next = chunk[end]
+                    if next == lf || next == cr { break }
+                    if next == quote {
+                        plain = false
+                        break
+                    }
+                    end += 1
+                }
+                if plain && end < count {
+                    if end > index {
+                        if light {
+                            try checkPlainRow(chunk[index..<end], line: line)
+                        } else {
+                            try plainRow(chunk, index..<end, line: line)
+                        }
+                    }
+                    index = end + 1
+                    if chunk[end] == cr {
+                        if index < count {
+                            if chunk[index] == lf { index += 1 }
+                        } else {
+                            skipLF = true
+                        }
+                    }
+                    line += 1
+                    recordLine = line
+                    continue
+                }
+            }
             let byte = chunk[index]
             index += 1
             if skipLF {
@@ -226,9 +303,10 @@ public final class CSVReader {
             case delimiter:
                 recordHasContent = true
                 if light {
-                    try checkField(field, line: recordLine)
+                    try checkField(field[...], line: recordLine)
                 } else {
-                    fields.append(field)
+                    rowBytes.append(contentsOf: field)
+                    fieldEnds.append(rowBytes.count)
                 }
                 field.removeAll(keepingCapacity: true)
                 fieldQuoted = false
@@ -238,9 +316,10 @@ public final class CSVReader {
                     recordHasContent = false
                     if light {
                         self.recordLine = recordLine
-                        try endCheckedRecord(field)
+                        try endCheckedRecord(field[...])
                     } else {
-                        fields.append(field)
+                        rowBytes.append(contentsOf: field)
+                        fieldEnds.append(rowBytes.count)
                         store()
                         try endRecord()
                         light = checksOnly && (headerDone || !hasHeader)
@@ -272,9 +351,72 @@ public final class CSVReader {
         }
     }
 
+    /// A data row without quotes, wholly in `chunk` at `range` (no line end in it): what the byte loop
+    /// and ``endRecord()`` make of it, without copying its bytes.
+    private func plainRow(_ chunk: [UInt8], _ range: Range<Int>, line: Int) throws(InputError) {
+        recordLine = line
+        rowNumber += 1
+        let delimiter = delimiter
+        let one = columns.count == 1
+        var values = one ? [:] : template
+        var single: String?
+        var found = 0
+        try chunk.withUnsafeBufferPointer { (bytes) throws(InputError) in
+            var start = range.lowerBound
+            var index = start
+            while true {
+                if index == range.upperBound || bytes[index] == delimiter {
+                    let text = try fieldString(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    if one {
+                        if found == 0 { single = text }
+                    } else if found < templateIndices.count {
+                        values.values[templateIndices[found]] = text
+                    }
+                    found += 1
+                    if index == range.upperBound { break }
+                    start = index + 1
+                }
+                index += 1
+            }
+        }
+        guard found == columns.count else {
+            throw error(
+                line: line, row: rowNumber,
+                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+        }
+        var fields: [String]?
+        if columnsRepeat {
+            // Rare (repeated column names without a header): the fields in order, split again.
+            fields = chunk[range].split(separator: delimiter, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+        ready.append(Record.Lean(row: rowNumber, line: line, values: values, single: single, fields: fields))
+    }
+
+    /// A plain data row being counted: the checks of ``plainRow(_:_:line:)``, nothing built. A row is
+    /// UTF-8 exactly when each of its fields is, as the delimiter is ASCII.
+    private func checkPlainRow(_ row: ArraySlice<UInt8>, line: Int) throws(InputError) {
+        recordLine = line
+        try checkUTF8(row, line: line)
+        var found = 1
+        for byte in row where byte == delimiter { found += 1 }
+        rowNumber += 1
+        guard found == columns.count else {
+            throw error(
+                line: line, row: rowNumber,
+                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+        }
+        checkedRows += 1
+    }
+
     /// A field of a row being counted: it must be UTF-8 (as ``endRecord()`` requires).
-    private func checkField(_ bytes: [UInt8], line: Int) throws(InputError) {
+    private func checkField(_ bytes: ArraySlice<UInt8>, line: Int) throws(InputError) {
         fieldCount += 1
+        try checkUTF8(bytes, line: line)
+    }
+
+    private func checkUTF8(_ bytes: ArraySlice<UInt8>, line: Int) throws(InputError) {
         // ASCII (the common case) is UTF-8; only other bytes need the decoder.
         guard bytes.contains(where: { $0 >= 0x80 }) else { return }
         var iterator = bytes.makeIterator()
@@ -289,7 +431,7 @@ public final class CSVReader {
     }
 
     /// Ends a row being counted, whose last field is `last`: the checks of ``endRecord()``, no row built.
-    private func endCheckedRecord(_ last: [UInt8]) throws(InputError) {
+    private func endCheckedRecord(_ last: ArraySlice<UInt8>) throws(InputError) {
         try checkField(last, line: recordLine)
         let found = fieldCount
         fieldCount = 0
@@ -304,7 +446,8 @@ public final class CSVReader {
     }
 
     private func endField() {
-        fields.append(field)
+        rowBytes.append(contentsOf: field)
+        fieldEnds.append(rowBytes.count)
         field.removeAll(keepingCapacity: true)
         fieldQuoted = false
     }
@@ -312,17 +455,12 @@ public final class CSVReader {
     /// Ends the current record; the caller has ended its last field (``endField()``).
     private func endRecord() throws(InputError) {
         recordHasContent = false
-        var strings: [String] = []
-        strings.reserveCapacity(fields.count)
-        // Emptied in place after use (a copy would make the removal reallocate the field list).
-        defer { fields.removeAll(keepingCapacity: true) }
-        for bytes in fields {
-            guard let s = String(validating: bytes, as: UTF8.self) else {
-                throw error(line: recordLine, "the row is not valid UTF-8")
-            }
-            strings.append(s)
+        defer {
+            rowBytes.removeAll(keepingCapacity: true)
+            fieldEnds.removeAll(keepingCapacity: true)
         }
         if hasHeader, !headerDone {
+            let strings = try rowStrings()
             headerDone = true
             var seen = Set<String>()
             for name in strings where !seen.insert(name).inserted {
@@ -332,18 +470,55 @@ public final class CSVReader {
                 throw error(
                     line: recordLine, "missing column '\(name)' (the header has \(strings.joined(separator: ", ")))")
             }
-            columns = strings
+            setColumns(strings)
             return
         }
         rowNumber += 1
-        guard strings.count == columns.count else {
+        // Checked for UTF-8 before the count, as the fields were always decoded first.
+        var values = template
+        try rowBytes.withUnsafeBufferPointer { (bytes) throws(InputError) in
+            var start = 0
+            for (column, end) in fieldEnds.enumerated() {
+                let text = try fieldString(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                if column < templateIndices.count { values.values[templateIndices[column]] = text }
+                start = end
+            }
+        }
+        guard fieldEnds.count == columns.count else {
             throw error(
                 line: recordLine, row: rowNumber,
-                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(strings.count)")
+                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(fieldEnds.count)")
         }
-        var values = [String: String](minimumCapacity: columns.count)
-        for (name, value) in zip(columns, strings) { values[name] = value }
-        ready.append(Record(row: rowNumber, line: recordLine, fields: strings, values: values))
+        ready.append(
+            Record.Lean(
+                row: rowNumber, line: recordLine, values: values, fields: columnsRepeat ? try rowStrings() : nil))
+    }
+
+    /// The ended fields of the row as strings (the header).
+    private func rowStrings() throws(InputError) -> [String] {
+        var strings: [String] = []
+        try rowBytes.withUnsafeBufferPointer { (bytes) throws(InputError) in
+            var start = 0
+            for end in fieldEnds {
+                strings.append(try fieldString(UnsafeBufferPointer(rebasing: bytes[start..<end])))
+                start = end
+            }
+        }
+        return strings
+    }
+
+    /// A field's bytes as a string; ASCII (the common case) needs no UTF-8 validation.
+    private func fieldString(_ bytes: UnsafeBufferPointer<UInt8>) throws(InputError) -> String {
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii { return String(decoding: bytes, as: UTF8.self) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw error(line: recordLine, "the row is not valid UTF-8")
+        }
+        return text
     }
 }
 

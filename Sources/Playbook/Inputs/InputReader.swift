@@ -69,13 +69,42 @@ public final class InputReader {
     /// (non-string members as JSON), or a non-object item as the field `value`
     /// (``TemplateValue/textFields``).
     public func nextTextFields() throws(InputError) -> (key: String, fields: [String: String])? {
+        guard let item = try nextTextItem() else { return nil }
+        return (item.key, item.single.map { [$0.name: $0.value] } ?? item.fields)
+    }
+
+    /// ``nextTextFields()`` that gives a one-column CSV row's field alone in `single` (with `fields`
+    /// empty), so a caller that keeps it as it is allocates nothing for the row.
+    public func nextTextItem() throws(InputError) -> (
+        key: String, fields: [String: String], single: (name: String, value: String)?
+    )? {
         if case .csv(let reader) = backend {
-            guard let record = try reader.next() else { return nil }
+            guard let record = try reader.nextLean() else { return nil }
             count += 1
-            return ("row:\(record.row)", record.values)
+            return (Self.rowKey(record.row), record.values, record.single.map { (reader.columns[0], $0) })
         }
         guard let item = try next() else { return nil }
-        return (item.key, item.value.textFields)
+        return (item.key, item.value.textFields, nil)
+    }
+
+    /// `row:<n>`, written into a stack buffer and decoded once (no concatenation, no integer-to-string
+    /// conversion of its own).
+    static func rowKey(_ row: Int) -> String {
+        guard row >= 0 else { return "row:\(row)" }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var end = 24
+            var rest = row
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            for byte in "row:".utf8.reversed() {
+                end -= 1
+                buffer[end] = byte
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[end...]), as: UTF8.self)
+        }
     }
 
     /// The next item, or `nil` at the end.

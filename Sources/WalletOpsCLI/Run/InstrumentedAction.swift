@@ -15,23 +15,44 @@ struct InstrumentedAction: Action {
     var isSideEffecting: Bool { inner.isSideEffecting }
 
     func run(_ item: WorkItem, context actionContext: ActionContext) async throws -> ActionResult {
-        if step.when != nil {
-            var itemContext = context
-            if step.forEach != nil { itemContext.item = .object(item.fields.mapValues(TemplateValue.string)) }
-            do {
-                guard try step.shouldRun(in: itemContext) else { return ActionResult(outputs: ["skipped": "when"]) }
-            } catch {
-                throw report(ActionError.permanent("when: \(error.message)"), item: item, context: actionContext)
-            }
-        }
+        if let skipped = try skipIfNotWhen(item, context: actionContext) { return skipped }
         do {
             return try await inner.run(item, context: actionContext)
-        } catch let error as ActionError {
-            throw report(error, item: item, context: actionContext)
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
-            throw report(ActionError.permanent("\(error)"), item: item, context: actionContext)
+            throw instrumented(error, item: item, context: actionContext)
+        }
+    }
+
+    var runsImmediately: Bool { inner.runsImmediately }
+
+    /// `run` for an inner action that never suspends (`when:` is evaluated synchronously anyway).
+    func runImmediately(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult {
+        if let skipped = try skipIfNotWhen(item, context: actionContext) { return skipped }
+        do {
+            return try inner.runImmediately(item, context: actionContext)
+        } catch {
+            throw instrumented(error, item: item, context: actionContext)
+        }
+    }
+
+    /// The result of an item that the step's `when:` skips, nil when it runs.
+    private func skipIfNotWhen(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult? {
+        guard step.when != nil else { return nil }
+        var itemContext = context
+        if step.forEach != nil { itemContext.item = .object(item.fields.mapValues(TemplateValue.string)) }
+        do {
+            return try step.shouldRun(in: itemContext) ? nil : ActionResult(outputs: ["skipped": "when"])
+        } catch {
+            throw report(ActionError.permanent("when: \(error.message)"), item: item, context: actionContext)
+        }
+    }
+
+    /// The error the engine gets for a failed attempt: secrets redacted, failures logged.
+    private func instrumented(_ error: any Error, item: WorkItem, context actionContext: ActionContext) -> any Error {
+        switch error {
+        case let error as ActionError: return report(error, item: item, context: actionContext)
+        case is CancellationError: return CancellationError()
+        default: return report(ActionError.permanent("\(error)"), item: item, context: actionContext)
         }
     }
 
