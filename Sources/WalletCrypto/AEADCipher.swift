@@ -45,7 +45,8 @@ final class AEADCipherContext {
     /// release); nil when OpenSSL does the work.
     private let sodiumState: UnsafeMutablePointer<crypto_aead_aes256gcm_state>?
 
-    init(_ algorithm: CipherAlgorithm, key: SecretBytes) throws {
+    /// - Parameter openSSLOnly: leave libsodium out (tests compare the two backends).
+    init(_ algorithm: CipherAlgorithm, key: SecretBytes, openSSLOnly: Bool = false) throws {
         guard key.count == algorithm.keySize else {
             throw CryptoError(
                 .invalidKey, "\(algorithm.name): the key must be \(algorithm.keySize) bytes, got \(key.count)")
@@ -56,7 +57,8 @@ final class AEADCipherContext {
         self.ctx = ctx
         self.algorithm = algorithm
         self.key = key
-        sodiumState = algorithm === CipherAlgorithm.aes256GCM ? Self.sodiumAES256GCM(key: key) : nil
+        sodiumState =
+            algorithm === CipherAlgorithm.aes256GCM && !openSSLOnly ? Self.sodiumAES256GCM(key: key) : nil
     }
 
     deinit {
@@ -66,6 +68,9 @@ final class AEADCipherContext {
             UnsafeMutableRawPointer(sodiumState).deallocate()
         }
     }
+
+    /// Whether this context seals and opens through libsodium.
+    var usesSodium: Bool { sodiumState != nil }
 
     /// Whether libsodium's AES-256-GCM runs here (AES-NI and PCLMUL, libsodium initialised).
     static let sodiumAES256GCMAvailable: Bool = Sodium.ready && crypto_aead_aes256gcm_is_available() != 0
