@@ -257,6 +257,9 @@ public final class CSVKeyReader {
                 default:
                     append(byte, isHeader)
                     state = .unquoted
+                    // The rest of an unquoted field up to its comma or line break, in one step: no quote
+                    // or line break in it, so state and line count stay as they are.
+                    if !isHeader && pushback.isEmpty { appendRun(input.unquotedRun()) }
                 }
             case .quoted:
                 if byte == 0x22 { state = .quoteInQuoted } else { append(byte, isHeader) }
@@ -321,6 +324,35 @@ public final class CSVKeyReader {
             return
         }
         cells[column.slot].append(byte)
+    }
+
+    /// ``append(_:_:)`` for each byte of `run` (bytes of a data row's unquoted field), at once.
+    private func appendRun(_ run: UnsafeRawBufferPointer) {
+        guard !run.isEmpty else { return }
+        let before = fieldLength
+        fieldLength += run.count
+        if !recordHasContent && run.contains(where: { !ASCII.isWhitespace($0) }) { recordHasContent = true }
+        guard let column = fieldColumn else { return }  // an ignored column: not kept
+        if column == .privateKey {
+            let kept = min(run.count, keyScratch.count - keyLength)
+            if kept > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: keyScratch[keyLength..<keyLength + kept])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: run[0..<kept]))
+                keyLength += kept
+            }
+            if kept < run.count && problem == nil {
+                problem = KeyFormatError(
+                    .fieldTooLong, "the private_key cell is longer than \(Self.maximumKeyFieldBytes) bytes")
+            }
+            return
+        }
+        // As append: a byte is kept while the field's length with it is within the limit.
+        let kept = max(0, min(run.count, Self.maximumFieldBytes - before))
+        if kept > 0 { cells[column.slot].append(contentsOf: run[0..<kept]) }
+        if kept < run.count && problem == nil {
+            problem = KeyFormatError(
+                .fieldTooLong, "the \(column.rawValue) cell is longer than \(Self.maximumFieldBytes) bytes")
+        }
     }
 
     private func endField(_ isHeader: Bool) {

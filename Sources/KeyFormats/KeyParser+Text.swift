@@ -9,7 +9,7 @@ extension KeyParser {
         if text.count >= 2, text[text.startIndex] == 0x30, text[text.startIndex + 1] | 0x20 == 0x78 {
             text = text.dropFirst(2)
         }
-        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
+        if let bad = text.firstIndex(where: { !ASCII.isPrintable($0) }) {
             throw KeyFormatError(
                 .notHex,
                 "expected 64 hex digits, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
@@ -37,7 +37,7 @@ extension KeyParser {
     static func solanaBase58(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
         let text = trimmed(input)
         guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
-        if let bad = text.firstIndex(where: { !(0x20...0x7E).contains($0) }) {
+        if let bad = text.firstIndex(where: { !ASCII.isPrintable($0) }) {
             throw KeyFormatError(
                 .notBase58,
                 "expected base58 text, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
@@ -95,15 +95,16 @@ enum Base58Secret {
     ///
     /// - Throws: `.notBase58` (a character outside the alphabet) or `.wrongLength` (not 32 or 64 bytes).
     static func decode(_ text: Slice<UnsafeRawBufferPointer>, inputStart: Int) throws(KeyFormatError) -> SecretBytes {
+        let characters = UnsafeRawBufferPointer(rebasing: text)
         // Every character first: the error names the first one outside the alphabet.
         var leadingZeros = 0
         var countingZeros = true
-        for index in text.indices {
-            let value = digit(text[index])
+        for (offset, character) in characters.enumerated() {
+            let value = digit(character)
             guard value != 0xff else {
                 throw KeyFormatError(
                     .notBase58,
-                    "expected base58 text, the character at position \(index - inputStart + 1) is not in the base58 alphabet"
+                    "expected base58 text, the character at position \(text.startIndex + offset - inputStart + 1) is not in the base58 alphabet"
                 )
             }
             if countingZeros {
@@ -111,70 +112,70 @@ enum Base58Secret {
             }
         }
         // The number as little-endian 32-bit limbs, five digits (58^5 < 2^32) folded in per step; one
-        // limb past the capacity catches an overflow.
+        // limb past the capacity catches an overflow. The limbs are on the stack, wiped before release.
         let limbCapacity = capacity / 4 + 1
-        let limbs = UnsafeMutablePointer<UInt32>.allocate(capacity: limbCapacity)
-        limbs.initialize(repeating: 0, count: limbCapacity)
-        defer {
-            sodium_memzero(limbs, limbCapacity * 4)
-            limbs.deallocate()
-        }
-        var used = 0
-        var overflow = false
-        var index = text.startIndex + leadingZeros
-        while index < text.endIndex && !overflow {
-            let digits = min(5, text.endIndex - index)
-            var group: UInt64 = 0
-            var multiplier: UInt64 = 1
-            for offset in 0..<digits {
-                group = group * 58 + UInt64(digit(text[index + offset]))
-                multiplier *= 58
-            }
-            index += digits
-            var carry = group
-            for limb in 0..<used {
-                let value = UInt64(limbs[limb]) * multiplier + carry
-                limbs[limb] = UInt32(truncatingIfNeeded: value)
-                carry = value >> 32
-            }
-            while carry != 0 {
-                guard used < limbCapacity else {
-                    overflow = true
-                    break
+        return try withUnsafeTemporaryAllocation(of: UInt32.self, capacity: limbCapacity) {
+            limbs throws(KeyFormatError) -> SecretBytes in
+            limbs.initialize(repeating: 0)
+            defer { sodium_memzero(limbs.baseAddress, limbCapacity * 4) }
+            var used = 0
+            var overflow = false
+            var index = leadingZeros
+            while index < characters.count && !overflow {
+                let digits = min(5, characters.count - index)
+                var group: UInt64 = 0
+                var multiplier: UInt64 = 1
+                for offset in 0..<digits {
+                    group = group &* 58 &+ UInt64(digit(characters[index + offset]))
+                    multiplier &*= 58
                 }
-                limbs[used] = UInt32(truncatingIfNeeded: carry)
-                carry >>= 32
-                used += 1
+                index += digits
+                var carry = group
+                for limb in 0..<used {
+                    let value = UInt64(limbs[limb]) &* multiplier &+ carry
+                    limbs[limb] = UInt32(truncatingIfNeeded: value)
+                    carry = value >> 32
+                }
+                while carry != 0 {
+                    guard used < limbCapacity else {
+                        overflow = true
+                        break
+                    }
+                    limbs[used] = UInt32(truncatingIfNeeded: carry)
+                    carry >>= 32
+                    used += 1
+                }
             }
-        }
-        // Significant bytes of the number, least significant first.
-        func byte(_ position: Int) -> UInt8 { UInt8(truncatingIfNeeded: limbs[position / 4] >> (8 * (position % 4))) }
-        var length = used * 4
-        while length > 0 && byte(length - 1) == 0 { length -= 1 }
-        overflow = overflow || length > capacity
-        let total = leadingZeros + length
-        guard !overflow, total == 32 || total == 64 else {
-            let found = overflow ? "more than \(capacity) bytes" : "\(total) bytes"
-            throw KeyFormatError(
-                .wrongLength, "base58 text decodes to \(found), expected 32 (a seed) or 64 (a keypair)")
-        }
-        return SecretBytes(count: total) { out in
-            // out is zeroed: the leading zero bytes are already in place.
-            for position in 0..<length { out[total - 1 - position] = byte(position) }
+            // Significant bytes of the number, least significant first.
+            func byte(_ position: Int) -> UInt8 {
+                UInt8(truncatingIfNeeded: limbs[position / 4] >> (8 * (position % 4)))
+            }
+            var length = used * 4
+            while length > 0 && byte(length - 1) == 0 { length -= 1 }
+            overflow = overflow || length > capacity
+            let total = leadingZeros + length
+            guard !overflow, total == 32 || total == 64 else {
+                let found = overflow ? "more than \(capacity) bytes" : "\(total) bytes"
+                throw KeyFormatError(
+                    .wrongLength, "base58 text decodes to \(found), expected 32 (a seed) or 64 (a keypair)")
+            }
+            return SecretBytes(count: total) { out in
+                // out is zeroed: the leading zero bytes are already in place.
+                for position in 0..<length { out[total - 1 - position] = byte(position) }
+            }
         }
     }
 
+    /// Each byte's base58 value, 0xff outside the alphabet: one load instead of six range tests.
+    private static let digits: [UInt8] = {
+        var table = [UInt8](repeating: 0xff, count: 256)
+        for (value, character) in "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz".utf8.enumerated() {
+            table[Int(character)] = UInt8(value)
+        }
+        return table
+    }()
+
     /// The value of a base58 (Bitcoin alphabet) character, or 0xff.
     @inline(__always)
-    static func digit(_ c: UInt8) -> UInt8 {
-        switch c {
-        case 0x31...0x39: c - 0x31  // 1-9 -> 0-8
-        case 0x41...0x48: c - 0x41 + 9  // A-H
-        case 0x4A...0x4E: c - 0x4A + 17  // J-N
-        case 0x50...0x5A: c - 0x50 + 22  // P-Z
-        case 0x61...0x6B: c - 0x61 + 33  // a-k
-        case 0x6D...0x7A: c - 0x6D + 44  // m-z
-        default: 0xff
-        }
-    }
+    static func digit(_ c: UInt8) -> UInt8 { digits.withUnsafeBufferPointer { $0[Int(c)] } }
 }

@@ -34,8 +34,13 @@ enum ASCII {
     /// Space, tab, LF, VT, FF, CR.
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || (0x09...0x0D).contains(byte)
+        // Unsigned wrap-around: one comparison for 0x09...0x0D (a range pattern was not always inlined).
+        byte == 0x20 || byte &- 0x09 <= 0x04
     }
+
+    /// Printable ASCII, space to tilde.
+    @inline(__always)
+    static func isPrintable(_ byte: UInt8) -> Bool { byte &- 0x20 <= 0x5E }
 
     /// The value of an ASCII hex digit, or nil.
     @inline(__always)

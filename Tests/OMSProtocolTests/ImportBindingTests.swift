@@ -47,6 +47,33 @@ import WalletCrypto
         }
     }
 
+    /// The hand-written codec against Foundation's: every length from 0 to 99 with random bytes, and
+    /// each text with one character replaced (by a digit, padding, whitespace or another alphabet's
+    /// character) must be accepted exactly when Foundation decodes it to bytes that encode back to it.
+    @Test func base64AgreesWithFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        var texts = 0
+        for length in 0..<100 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = CanonicalBase64.encode(bytes)
+            #expect(text == Data(bytes).base64EncodedString())
+            #expect(CanonicalBase64.decode(text) == bytes)
+            guard !text.isEmpty else { continue }
+            var utf8 = Array(text.utf8)
+            let position = Int.random(in: 0..<utf8.count, using: &generator)
+            for replacement in Array("Az09+/=- _\n".utf8) {
+                utf8[position] = replacement
+                let mutated = String(decoding: utf8, as: UTF8.self)
+                let foundation = Data(base64Encoded: mutated).flatMap {
+                    $0.base64EncodedString() == mutated ? [UInt8]($0) : nil
+                }
+                #expect(CanonicalBase64.decode(mutated) == foundation, "\(mutated)")
+                texts += 1
+            }
+        }
+        #expect(texts == 99 * 11)
+    }
+
     @Test func userDataMatchesAnIndependentHash() throws {
         let request = Array(#"{"purpose":"wallet-import","suite":"p256-sha256-aes256gcm"}"#.utf8)
         let response = Array(#"{"keyId":"rk_1","publicKey":"AQ=="}"#.utf8)

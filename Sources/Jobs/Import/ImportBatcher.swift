@@ -16,7 +16,7 @@ import KeyFormats
 /// (validation, expected address) have no key in the window at all.
 ///
 /// Memory: one 32-byte fingerprint and the source name per key in flight, never a key; the
-/// fingerprints are HMAC-SHA-256 under a per-run random key (``SecretFingerprinter``).
+/// fingerprints are keyed BLAKE2b-256 under a per-run random key (``SecretFingerprinter``).
 struct ImportBatcher {
     /// References of CSV rows without one: `<prefix>-<row>`.
     let referencePrefix: String

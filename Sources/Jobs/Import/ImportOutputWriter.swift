@@ -44,20 +44,27 @@ final class ImportOutputWriter {
 
     /// Appends the rows of a settled batch (`outcomes` by row).
     func write(_ batch: ImportBatch, _ outcomes: [ImportRowOutcome]) throws {
-        var rows: [[String]] = []
-        var rejectRows: [[String]] = []
+        // Rows go straight into one byte buffer per file: no array of cells per row.
+        var rows: [UInt8] = []
+        rows.reserveCapacity(batch.rows.count * 128)
+        var rejectRows: [UInt8] = []
+        var importedCount = 0
+        var rejectedCount = 0
         for (row, outcome) in zip(batch.rows, outcomes) {
             switch outcome {
             case .imported(let wallet):
-                rows.append([row.source, row.reference, wallet.id, wallet.type, wallet.address, wallet.keyOrigin])
+                Self.appendRow(
+                    [row.source, row.reference, wallet.id, wallet.type, wallet.address, wallet.keyOrigin], to: &rows)
+                importedCount += 1
             case .rejected(let reject):
-                rejectRows.append([row.source, reject.reason, reject.errorClass])
+                Self.appendRow([row.source, reject.reason, reject.errorClass], to: &rejectRows)
+                rejectedCount += 1
             }
         }
-        try Self.append(outputHandle, rows, path: output)
-        try Self.append(rejectsHandle, rejectRows, path: rejects)
-        imported += rows.count
-        rejected += rejectRows.count
+        try Self.write(outputHandle, rows, path: output)
+        try Self.write(rejectsHandle, rejectRows, path: rejects)
+        imported += importedCount
+        rejected += rejectedCount
     }
 
     /// Flushes both files to disk and renames them over `output` and `rejects`.
@@ -94,16 +101,25 @@ final class ImportOutputWriter {
     }
 
     private static func append(_ handle: FileHandle, _ rows: [[String]], path: String) throws {
-        guard !rows.isEmpty else { return }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(rows.count * 128)
-        for row in rows {
-            for (index, field) in row.enumerated() {
-                if index > 0 { bytes.append(0x2C) }
-                appendField(field, to: &bytes)
-            }
-            bytes.append(contentsOf: [0x0D, 0x0A])
+        for row in rows { appendRow(row, to: &bytes) }
+        try write(handle, bytes, path: path)
+    }
+
+    /// `fields` as one CSV record ending in CRLF; inlined, so the optimizer may keep a caller's array
+    /// literal off the heap.
+    @inline(__always)
+    private static func appendRow(_ fields: [String], to bytes: inout [UInt8]) {
+        for (index, field) in fields.enumerated() {
+            if index > 0 { bytes.append(0x2C) }
+            appendField(field, to: &bytes)
         }
+        bytes.append(0x0D)
+        bytes.append(0x0A)
+    }
+
+    private static func write(_ handle: FileHandle, _ bytes: [UInt8], path: String) throws {
+        guard !bytes.isEmpty else { return }
         do {
             try handle.write(contentsOf: bytes)
         } catch {
@@ -114,11 +130,15 @@ final class ImportOutputWriter {
     /// `field` as RFC 4180 (quoted when it holds a comma, a quote or a line break), scanning UTF-8 bytes
     /// rather than characters: the writer runs once per row.
     static func appendField(_ field: String, to bytes: inout [UInt8]) {
-        let utf8 = field.utf8
-        guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+        var field = field
+        let plain = field.withUTF8 { utf8 in
+            // One pass over contiguous UTF-8: the common field needs no quoting and is copied whole.
+            for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return false }
             bytes.append(contentsOf: utf8)
-            return
+            return true
         }
+        guard !plain else { return }
+        let utf8 = field.utf8
         bytes.append(0x22)
         for byte in utf8 {
             if byte == 0x22 { bytes.append(0x22) }

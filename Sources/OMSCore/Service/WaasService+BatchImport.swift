@@ -134,12 +134,21 @@ extension WaasService {
 
     /// Opens, validates and seals every item, in chunks over the cores (one HPKE recipient context per
     /// chunk: a context is not shared between threads). Results are in item order.
+    ///
+    /// A batch is split only when no other is being prepared: batches that arrive together (the import
+    /// job keeps several in flight) already keep every core busy, and each further chunk would pay
+    /// another HPKE setup (decapsulation, P-256 key parsing: about 1.6 % of a Solana import's CPU at two
+    /// chunks per batch, docs/bench.md "Import CPU per key").
     func prepareImports(
         _ items: [ImportWalletsItem], suite: ImportSuite, recipientKey: SecretBytes, encapsulatedKey: [UInt8],
         keyId: String
     ) async throws -> [PreparedImport] {
-        let workers = max(
-            1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / Self.batchImportMinimumChunk))
+        let others = importsPreparing.add(1, ordering: .relaxed).oldValue
+        defer { importsPreparing.subtract(1, ordering: .relaxed) }
+        let workers =
+            others > 0
+            ? 1
+            : max(1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / Self.batchImportMinimumChunk))
         let chunk = (items.count + workers - 1) / workers
         // One clock reading for the batch: its wallet ids sort together (appended to the id index).
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)

@@ -29,6 +29,9 @@ public final class WaasService: WaasRequestHandler {
     /// entries, then forgotten: it only refuses early what the nonce write would refuse anyway).
     private let admittedNonces = Mutex<[String: UInt64]>([:])
     private static let admittedNoncesCap = 4096
+    /// ImportWallets batches being opened, derived and sealed right now: `prepareImports` splits a batch
+    /// over the cores only when it is the only one.
+    let importsPreparing = Atomic<Int>(0)
 
     init(home: CoreHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
     {
