@@ -92,19 +92,24 @@ extension WaasService {
             guard try db.credential(credential, project: project)?.revokedAt == nil else {
                 throw WaasError(.unauthorized, "credential was revoked")
             }
+            let rows = missing.enumerated().map { offset, index in
+                let key = minted[offset]
+                return (
+                    record: WalletRecord(
+                        seq: 0, id: key.walletId, accountId: account, type: key.type, address: key.address,
+                        reference: references[index], keyOrigin: .enclave),
+                    sealedKey: key.sealed
+                )
+            }
+            let stored = try db.insertEnclaveWalletsUnlessReferenced(rows, project: project, now: call.now)
             var made: [(Int, CreatedWallet)] = []
             made.reserveCapacity(missing.count)
             for (offset, index) in missing.enumerated() {
-                let key = minted[offset]
-                let record = WalletRecord(
-                    seq: 0, id: key.walletId, accountId: account, type: key.type, address: key.address,
-                    reference: references[index], keyOrigin: .enclave)
-                if let stored = try db.insertWalletUnlessReferenced(
-                    record, project: project, sealedKey: key.sealed, now: call.now)
-                {
-                    made.append((index, CreatedWallet(wallet: stored.wire, created: true)))
+                if let wallet = stored[offset] {
+                    made.append((index, CreatedWallet(wallet: wallet.wire, created: true)))
                 } else if let existing = try db.wallet(account: account, reference: references[index]) {
-                    // Made by a concurrent request since the probe: this key is dropped unused.
+                    // Made by a concurrent request since the probe (or named twice in this one): this
+                    // key is dropped unused.
                     made.append((index, CreatedWallet(wallet: existing.wire, created: false)))
                 }
             }
