@@ -74,40 +74,31 @@ extension WaasService {
                 db, material.keyId, suite: suite, project: project, credential: credential, now: call.now)
             try db.execute(
                 "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
-            // The ready items in one bulk insert; a nil row is an address the project holds already.
-            var ready: [(record: WalletRecord, sealedKey: [UInt8])] = []
-            ready.reserveCapacity(prepared.count)
-            for item in prepared {
-                if case .ready(let walletId, let type, let address, let reference, let sealedKey) = item {
-                    let record = WalletRecord(
-                        seq: 0, id: walletId, accountId: account, type: type, address: address,
-                        reference: reference, keyOrigin: .imported)
-                    ready.append((record, sealedKey))
-                }
-            }
-            var stored = try db.insertWallets(ready, project: project, now: call.now, skippingTakenReferences: false)
-                .makeIterator()
             var results: [ImportWalletsResult] = []
             results.reserveCapacity(prepared.count)
             for (index, item) in prepared.enumerated() {
                 switch item {
                 case .refused(let error):
                     results.append(ImportWalletsResult(error: ImportItemError(error)))
-                case .ready(_, _, let address, _, _):
-                    if let wallet = stored.next() ?? nil {
-                        results.append(ImportWalletsResult(wallet: wallet.wire))
-                        continue
+                case .ready(let walletId, let type, let address, let reference, let sealedKey):
+                    let record = WalletRecord(
+                        seq: 0, id: walletId, accountId: account, type: type, address: address,
+                        reference: reference, keyOrigin: .imported)
+                    do {
+                        let stored = try db.insertWallet(
+                            record, project: project, sealedKey: sealedKey, now: call.now)
+                        results.append(ImportWalletsResult(wallet: stored.wire))
+                    } catch let error as WaasError where error.code == .addressAlreadyImported {
+                        // The holder is named only to its own account: a resumed import settles without
+                        // deriving anything, and another account's wallet stays undisclosed.
+                        let holder = try db.importedWallet(address: address, project: project)
+                        let own = holder.flatMap { $0.accountId == account ? $0.wire : nil }
+                        results.append(
+                            ImportWalletsResult(
+                                wallet: own,
+                                error: ImportItemError(
+                                    WaasError(.addressAlreadyImported, "wallets[\(index)]: \(error.message)"))))
                     }
-                    // The holder is named only to its own account: a resumed import settles without
-                    // deriving anything, and another account's wallet stays undisclosed.
-                    let holder = try db.importedWallet(address: address, project: project)
-                    let own = holder.flatMap { $0.accountId == account ? $0.wire : nil }
-                    let held = SQLiteDatabase.addressHeld(address)
-                    results.append(
-                        ImportWalletsResult(
-                            wallet: own,
-                            error: ImportItemError(
-                                WaasError(.addressAlreadyImported, "wallets[\(index)]: \(held.message)"))))
                 }
             }
             return ImportWalletsResponse(results: results)

@@ -101,7 +101,7 @@ extension WaasService {
                     sealedKey: key.sealed
                 )
             }
-            let stored = try db.insertWallets(rows, project: project, now: call.now, skippingTakenReferences: true)
+            let stored = try db.insertEnclaveWalletsUnlessReferenced(rows, project: project, now: call.now)
             var made: [(Int, CreatedWallet)] = []
             made.reserveCapacity(missing.count)
             for (offset, index) in missing.enumerated() {

@@ -27,6 +27,10 @@ extension SQLiteDatabase {
         return found
     }
 
+    private static let insertWalletSQL =
+        "INSERT INTO wallets(id, project_id, account_id, type, address, address_key, reference, key_origin, "
+        + "sealed_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
     private static let importedWalletByAddressSQL =
         "SELECT \(walletColumns) FROM wallets WHERE seq IN ("
         + "SELECT seq FROM imported_address_keys_recent WHERE address_key = ?1 "
@@ -51,76 +55,57 @@ extension SQLiteDatabase {
         return Self.walletRecord(statement)
     }
 
-    /// Rows per multi-row `INSERT` of ``insertWallets(_:project:now:skippingTakenReferences:)``: one
+    private static let insertRecentAddressKeySQL =
+        "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)"
+
+    /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)``: one
     /// statement step per row cost about 40 % more writer time than one per 64 (`bench/floor/address_index.c`,
     /// `address_index 1 1 2 100000` against `address_index 1 64 2 100000`).
     static let insertChunk = 64
 
-    private static func insertRowsSQL(_ head: String, columns: Int, rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
-        return head + " VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+    private static func insertWalletsSQL(rows: Int) -> String {
+        "INSERT INTO wallets(id, project_id, account_id, type, address, address_key, reference, key_origin, "
+            + "sealed_key, created_at) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 
-    private static let insertWalletsHead =
-        "INSERT INTO wallets(id, project_id, account_id, type, address, address_key, reference, key_origin, "
-        + "sealed_key, created_at)"
-
-    private static let insertRecentKeysHead = "INSERT INTO imported_address_keys_recent(address_key, seq)"
-
-    /// Inserts `wallets` and returns the stored rows, with their `seq`, by position; nil for a wallet
-    /// left out:
-    /// - an imported wallet whose address the project already holds among its imported wallets, in the
-    ///   store or earlier in `wallets` (checked here, inside the writer's transaction, through the
-    ///   imported address keys: ``WalletAddressKey``, no unique index on the address text). An
-    ///   enclave-made wallet's key is new and never leaves the core, so it is not checked (migration 6,
-    ///   docs/core.md "Wallet storage");
-    /// - with `skippingTakenReferences`, a wallet whose account has a wallet with its reference, in the
-    ///   store or earlier in `wallets`.
-    ///
-    /// The checks run first, row by row; the rows kept go in by multi-row `INSERT`s of ``insertChunk``,
-    /// and within one statement SQLite numbers rows consecutively, so each `seq` follows from the last
-    /// rowid. An imported wallet's address key then goes to the recent tier. (An `INSERT ... SELECT ...
-    /// WHERE NOT EXISTS` would fold the reference check in, but its statement journal copied every page it
-    /// touched: about seven page writes per wallet, with the journal in a file then.)
-    func insertWallets(
-        _ wallets: [(record: WalletRecord, sealedKey: [UInt8])], project: String, now: Int64,
-        skippingTakenReferences: Bool
+    /// Inserts the enclave-made wallets of `wallets` whose account has no wallet with their reference,
+    /// from the store or from an earlier entry of `wallets`; returns the stored rows by position (nil: the
+    /// reference was taken). Rows go in by multi-row `INSERT`s of ``insertChunk``; within one statement
+    /// SQLite gives consecutive rowids, so each row's `seq` follows from the last one. Enclave keys are
+    /// new, so no address is looked up (migration 6). The references are looked up first, one by one:
+    /// an `INSERT ... SELECT ... WHERE NOT EXISTS` would fold that in, but its statement journal copied
+    /// every page it touched (about seven page writes per wallet, with the journal in a file then).
+    func insertEnclaveWalletsUnlessReferenced(
+        _ wallets: [(record: WalletRecord, sealedKey: [UInt8])], project: String, now: Int64
     ) throws -> [WalletRecord?] {
-        var kept: [(index: Int, addressKey: Int64)] = []
+        var stored = [WalletRecord?](repeating: nil, count: wallets.count)
+        var kept: [Int] = []
         kept.reserveCapacity(wallets.count)
         var references = Set<String>()
-        var importedAddresses = Set<String>()
         for (index, wallet) in wallets.enumerated() {
-            let record = wallet.record
-            let addressKey = WalletAddressKey.of(project: project, address: record.address)
-            if skippingTakenReferences, let reference = record.reference {
+            precondition(wallet.record.keyOrigin == .enclave, "only enclave-made wallets skip the address check")
+            if let reference = wallet.record.reference {
                 if references.contains(reference) { continue }
-                if try self.wallet(account: record.accountId, reference: reference) != nil { continue }
+                if try self.wallet(account: wallet.record.accountId, reference: reference) != nil { continue }
                 references.insert(reference)
             }
-            if record.keyOrigin == .imported {
-                if importedAddresses.contains(record.address) { continue }
-                if try importedWallet(address: record.address, project: project, key: addressKey) != nil { continue }
-                importedAddresses.insert(record.address)
-            }
-            kept.append((index, addressKey))
+            kept.append(index)
         }
-        var stored = [WalletRecord?](repeating: nil, count: wallets.count)
         var start = 0
         while start < kept.count {
-            let chunk = kept[start..<min(start + Self.insertChunk, kept.count)]
-            let statement = try cachedStatement(
-                Self.insertRowsSQL(Self.insertWalletsHead, columns: 10, rows: chunk.count))
+            let rows = min(Self.insertChunk, kept.count - start)
+            let statement = try cachedStatement(Self.insertWalletsSQL(rows: rows))
             defer { statement.reset() }
-            for (row, entry) in chunk.enumerated() {
-                let (wallet, sealedKey) = wallets[entry.index]
+            for row in 0..<rows {
+                let (wallet, sealedKey) = wallets[kept[start + row]]
                 let base = Int32(row * 10)
                 try statement.bind(wallet.id, at: base + 1)
                 try statement.bind(project, at: base + 2)
                 try statement.bind(wallet.accountId, at: base + 3)
                 try statement.bind(wallet.type.rawValue, at: base + 4)
                 try statement.bind(wallet.address, at: base + 5)
-                try statement.bind(entry.addressKey, at: base + 6)
+                try statement.bind(WalletAddressKey.of(project: project, address: wallet.address), at: base + 6)
                 try statement.bind(wallet.reference, at: base + 7)
                 try statement.bind(wallet.keyOrigin.rawValue, at: base + 8)
                 try statement.bind(sealedKey, at: base + 9)
@@ -128,46 +113,53 @@ extension SQLiteDatabase {
             }
             try statement.step()
             let last = lastInsertRowID
-            var recentKeys: [(key: Int64, seq: Int64)] = []
-            for (row, entry) in chunk.enumerated() {
-                var record = wallets[entry.index].record
-                record.seq = last - Int64(chunk.count - 1 - row)
-                if record.keyOrigin == .imported { recentKeys.append((entry.addressKey, record.seq)) }
-                stored[entry.index] = record
+            for row in 0..<rows {
+                var record = wallets[kept[start + row]].record
+                record.seq = last - Int64(rows - 1 - row)
+                stored[kept[start + row]] = record
             }
-            if !recentKeys.isEmpty {
-                let recent = try cachedStatement(
-                    Self.insertRowsSQL(Self.insertRecentKeysHead, columns: 2, rows: recentKeys.count))
-                defer { recent.reset() }
-                for (row, entry) in recentKeys.enumerated() {
-                    try recent.bind(entry.key, at: Int32(2 * row + 1))
-                    try recent.bind(entry.seq, at: Int32(2 * row + 2))
-                }
-                try recent.step()
-            }
-            start += chunk.count
+            start += rows
         }
         return stored
     }
 
-    /// Inserts `wallet` and returns it with its `seq` (``insertWallets(_:project:now:skippingTakenReferences:)``).
+    /// Inserts `wallet` and returns it with its `seq`.
     ///
     /// - Throws: `WaasError.addressAlreadyImported` if `wallet` is imported and its address is held by
-    ///   another imported wallet of the project.
+    ///   another imported wallet of the project: checked here, inside the writer's transaction, through
+    ///   the imported address keys (``WalletAddressKey``; no unique index on the address text). An
+    ///   enclave-made wallet's key is new and never leaves the core, so it is not checked (migration 6,
+    ///   docs/core.md "Wallet storage").
     func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
-        guard
-            let stored = try insertWallets(
-                [(wallet, sealedKey)], project: project, now: now, skippingTakenReferences: false
-            ).first ?? nil
-        else {
-            throw Self.addressHeld(wallet.address)
+        let addressKey = WalletAddressKey.of(project: project, address: wallet.address)
+        if wallet.keyOrigin == .imported,
+            try importedWallet(address: wallet.address, project: project, key: addressKey) != nil
+        {
+            throw WaasError(.addressAlreadyImported, "a wallet with address \(wallet.address) already exists")
+        }
+        let statement = try cachedStatement(Self.insertWalletSQL)
+        defer { statement.reset() }
+        try statement.bind(wallet.id, at: 1)
+        try statement.bind(project, at: 2)
+        try statement.bind(wallet.accountId, at: 3)
+        try statement.bind(wallet.type.rawValue, at: 4)
+        try statement.bind(wallet.address, at: 5)
+        try statement.bind(addressKey, at: 6)
+        try statement.bind(wallet.reference, at: 7)
+        try statement.bind(wallet.keyOrigin.rawValue, at: 8)
+        try statement.bind(sealedKey, at: 9)
+        try statement.bind(now, at: 10)
+        try statement.step()
+        var stored = wallet
+        stored.seq = lastInsertRowID
+        if wallet.keyOrigin == .imported {
+            let recent = try cachedStatement(Self.insertRecentAddressKeySQL)
+            defer { recent.reset() }
+            try recent.bind(addressKey, at: 1)
+            try recent.bind(stored.seq, at: 2)
+            try recent.step()
         }
         return stored
-    }
-
-    /// AddressAlreadyImported for `address`.
-    static func addressHeld(_ address: String) -> WaasError {
-        WaasError(.addressAlreadyImported, "a wallet with address \(address) already exists")
     }
 
     static func walletRecord(_ statement: Statement) -> WalletRecord {
