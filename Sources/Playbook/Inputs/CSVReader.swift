@@ -380,9 +380,7 @@ public final class CSVReader {
             }
         }
         guard found == columns.count else {
-            throw error(
-                line: line, row: rowNumber,
-                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+            throw wrongFieldCount(found, line: line)
         }
         var fields: [String]?
         if columnsRepeat {
@@ -401,11 +399,21 @@ public final class CSVReader {
         try checkUTF8(row, line: line)
         var found = 1
         for byte in row where byte == delimiter { found += 1 }
+        try countCheckedRow(fields: found, line: line)
+    }
+
+    /// The error for a row of `found` fields where the header has `columns.count`.
+    private func wrongFieldCount(_ found: Int, line: Int) -> InputError {
+        error(
+            line: line, row: rowNumber,
+            "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+    }
+
+    /// Counts a checked row of `fields` fields, refusing it unless it has one per column.
+    private func countCheckedRow(fields found: Int, line: Int) throws(InputError) {
         rowNumber += 1
         guard found == columns.count else {
-            throw error(
-                line: line, row: rowNumber,
-                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
+            throw wrongFieldCount(found, line: line)
         }
         checkedRows += 1
     }
@@ -436,13 +444,7 @@ public final class CSVReader {
         let found = fieldCount
         fieldCount = 0
         recordHasContent = false
-        rowNumber += 1
-        guard found == columns.count else {
-            throw error(
-                line: recordLine, row: rowNumber,
-                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(found)")
-        }
-        checkedRows += 1
+        try countCheckedRow(fields: found, line: recordLine)
     }
 
     private func endField() {
@@ -485,9 +487,7 @@ public final class CSVReader {
             }
         }
         guard fieldEnds.count == columns.count else {
-            throw error(
-                line: recordLine, row: rowNumber,
-                "expected \(columns.count) field\(columns.count == 1 ? "" : "s"), found \(fieldEnds.count)")
+            throw wrongFieldCount(fieldEnds.count, line: recordLine)
         }
         ready.append(
             Record.Lean(

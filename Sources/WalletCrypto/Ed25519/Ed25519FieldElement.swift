@@ -186,7 +186,8 @@ struct Ed25519FieldElement {
     var canonicalWords: (UInt64, UInt64, UInt64, UInt64) {
         let m = Self.mask51
         var (h0, h1, h2, h3, h4) = (l0, l1, l2, l3, l4)
-        for _ in 0..<2 {
+        // Carries limbs 0-3 into the next one; the carry out of limb 4 is left to the caller.
+        func carryUp() {
             h1 &+= h0 >> 51
             h0 &= m
             h2 &+= h1 >> 51
@@ -195,6 +196,9 @@ struct Ed25519FieldElement {
             h2 &= m
             h4 &+= h3 >> 51
             h3 &= m
+        }
+        for _ in 0..<2 {
+            carryUp()
             h0 &+= (h4 >> 51) &* 19
             h4 &= m
         }
@@ -204,15 +208,8 @@ struct Ed25519FieldElement {
         q = (h3 &+ q) >> 51
         q = (h4 &+ q) >> 51
         h0 &+= 19 &* q
-        h1 &+= h0 >> 51
-        h0 &= m
-        h2 &+= h1 >> 51
-        h1 &= m
-        h3 &+= h2 >> 51
-        h2 &= m
-        h4 &+= h3 >> 51
-        h3 &= m
-        h4 &= m
+        carryUp()
+        h4 &= m  // bit 255 dropped
         return (h0 | h1 << 51, h1 >> 13 | h2 << 38, h2 >> 26 | h3 << 25, h3 >> 39 | h4 << 12)
     }
 
