@@ -16,6 +16,8 @@ public final class SQLiteDatabase {
     /// The file path (or `:memory:`).
     public let path: String
     private var cache: [String: Statement] = [:]
+    /// The busy handler's state, alive as long as the connection.
+    private let busyWait: BusyWait
 
     /// How the file is opened.
     public struct OpenFlags: OptionSet, Sendable {
@@ -47,7 +49,8 @@ public final class SQLiteDatabase {
         public var walMode: Bool
         /// The `synchronous` level, always set explicitly.
         public var synchronous: Synchronous
-        /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+        /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`,
+        /// retrying about every millisecond (see `BusyWait`).
         public var busyTimeoutMilliseconds: Int32
         /// Enforce foreign keys.
         public var foreignKeys: Bool
@@ -105,7 +108,8 @@ public final class SQLiteDatabase {
         }
         self.handle = db
         self.path = path
-        sqlite3_busy_timeout(db, configuration.busyTimeoutMilliseconds)
+        busyWait = BusyWait(timeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+        busyWait.install(on: db)
         if configuration.walMode && !configuration.flags.contains(.readOnly) {
             let mode = try scalarString("PRAGMA journal_mode=WAL")
             if mode?.lowercased() != "wal" && path != ":memory:" {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SQLiteKit
 import Testing
 
@@ -122,5 +123,52 @@ import Testing
         // A second connection (another process would do the same) sees the committed rows.
         let other = try SQLiteDatabase(path: path)
         #expect(try other.scalarInt("SELECT sum(x) FROM t") == 190)
+    }
+
+    /// A writer that commits back to back, holding the lock 5 ms each time with next to no gap between
+    /// its transactions (a job's group commits), must not starve another connection's write: the waiter
+    /// retries about every millisecond, so it lands in one of the gaps long before its 5 s timeout.
+    /// (SQLite's own busy timeout backs off to 100 ms sleeps, which almost always wake inside the next
+    /// transaction: `wallet list` beside an embedded job waited until the job ended.)
+    @Test func aWaitingWriterGetsInBetweenBackToBackCommits() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let path = dir.path("busy.sqlite")
+        let setUp = try SQLiteDatabase(path: path)
+        try setUp.execute("CREATE TABLE t(who TEXT)")
+        let waiterDone = Atomic<Bool>(false)
+        let writerCommits = Atomic<Int>(0)
+        let writerFinished = DispatchSemaphore(value: 0)
+        let writerStarted = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { writerFinished.signal() }
+            guard let writer = try? SQLiteDatabase(path: path) else { return }
+            var signalled = false
+            // Bounded, so a broken waiter fails the test instead of hanging it.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !waiterDone.load(ordering: .acquiring) && ContinuousClock.now < deadline {
+                try? writer.transaction(.immediate) {
+                    try writer.execute("INSERT INTO t VALUES ('writer')")
+                    if !signalled { writerStarted.signal(); signalled = true }
+                    usleep(5_000)
+                }
+                writerCommits.add(1, ordering: .relaxed)
+            }
+        }
+        writerStarted.wait()
+        let waiter = try SQLiteDatabase(path: path)
+        let commitsBefore = writerCommits.load(ordering: .relaxed)
+        var waitError: SQLiteError?
+        do {
+            try waiter.transaction(.immediate) { try waiter.execute("INSERT INTO t VALUES ('waiter')") }
+        } catch {
+            waitError = error as? SQLiteError
+        }
+        let commitsWhileWaiting = writerCommits.load(ordering: .relaxed) - commitsBefore
+        waiterDone.store(true, ordering: .releasing)
+        writerFinished.wait()
+        #expect(waitError == nil, "the waiter was starved: \(String(describing: waitError))")
+        #expect(try setUp.scalarInt("SELECT count(*) FROM t WHERE who = 'waiter'") == 1)
+        print("SQLiteDatabaseTests: the waiter got in after \(commitsWhileWaiting) of the writer's commits")
     }
 }

@@ -5,7 +5,8 @@ import Testing
 /// One stored credential used by two processes at once: a job creating wallets and `walletops wallet
 /// list` beside it. Their nonces interleave at the core; a request that arrives behind the other
 /// process's is refused as stale (7206) and the client sends it again with a fresh nonce, so neither
-/// process fails.
+/// process fails. One reference per request gives 1,500 signed requests, so the job outlasts a few
+/// `wallet list` launches even on a fast machine (300 references in one request once finished first).
 @Suite(.serialized) struct SharedCredentialTests {
     @Test(arguments: [false, true]) func aJobAndWalletListShareOneCredential(served: Bool) throws {
         let world = try JobsEndToEndTests.JobsWorld(served: served)
@@ -18,7 +19,7 @@ import Testing
         job.arguments =
             [
                 "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/create-wallets.yaml").path, "--home",
-                world.home.path, "--var", "count=300", "--var", "parallel=8", "--var", "output=\(world.path("w.csv"))",
+                world.home.path, "--var", "count=1500", "--var", "batch=1", "--var", "parallel=8", "--var", "output=\(world.path("w.csv"))",
             ] + (served ? ["--core", world.core] : [])
         job.standardOutput = output
         job.standardError = output
@@ -44,7 +45,7 @@ import Testing
         job.waitUntilExit()
         let jobLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(job.terminationStatus == 0, "the job: \(jobLog)")
-        #expect(world.rows("w.csv").count == 300)
+        #expect(world.rows("w.csv").count == 1500)
         #expect(overlapped >= 1, "wallet list ran \(lists) times, \(overlapped) of them while the job ran")
         print(
             "SharedCredentialTests[\(served ? "served" : "embedded")]: \(lists) listings, \(overlapped) during the job")
