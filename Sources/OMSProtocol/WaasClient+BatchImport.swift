@@ -16,6 +16,12 @@ public struct ImportItem: Sendable {
         self.networkFamily = networkFamily
         self.reference = reference
     }
+
+    /// The bytes this item takes in an ImportWallets request (``ImportWalletsItem/encodedSize``).
+    public var encodedSize: Int {
+        ImportWalletsItem.encodedSize(
+            keyBytes: privateKey.count, networkFamily: networkFamily, reference: reference)
+    }
 }
 
 /// What became of one item of a batch, in the order the items were given.
@@ -41,11 +47,12 @@ extension WaasClient {
     /// attestation verified. The results are checked for count, shape and each wallet's network family.
     ///
     /// - Parameters:
-    ///   - items: 0 to 1000 keys (none: nothing is sent and the result is empty).
+    ///   - items: 0 to 4000 keys (none: nothing is sent and the result is empty) whose
+    ///     ``ImportItem/encodedSize`` add up to at most ``ImportWalletsRequest/maxWalletsBytes``.
     ///   - suite: the HPKE suite (default `p256-sha256-aes256gcm`).
     ///   - verifier: the attestation checks for the service's environment.
     /// - Returns: one result per item, in order.
-    /// - Throws: `WaasClientError` `.invalidArgument` (more than 1000 items, nothing sent),
+    /// - Throws: `WaasClientError` `.invalidArgument` (more than 4000 items or bytes, nothing sent),
     ///   `.attestationVerificationFailed` (not retryable) or `.invalidResponse`; `WaasError` for a
     ///   batch-level refusal (e.g. KeyNotFound for a used recipient key). A failure after the
     ///   ImportWallets request was sent leaves it unknown which items the core stored.
@@ -58,6 +65,13 @@ extension WaasClient {
             throw WaasClientError(
                 .invalidArgument, method: method,
                 "ImportWallets: \(items.count) keys in one batch, at most \(ImportWalletsRequest.maxWallets)")
+        }
+        let size = items.reduce(0) { $0 + $1.encodedSize }
+        guard size <= ImportWalletsRequest.maxWalletsBytes else {
+            throw WaasClientError(
+                .invalidArgument, method: method,
+                "ImportWallets: the \(items.count) keys take \(size) bytes, at most "
+                    + "\(ImportWalletsRequest.maxWalletsBytes) per request: send them in smaller batches")
         }
         let recipient = try await recipientKey(suite: suite, verifier: verifier)
         let sender = try HPKE.Sender(

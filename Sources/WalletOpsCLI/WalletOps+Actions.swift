@@ -89,7 +89,7 @@ extension ActionRegistry {
                     output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
                     referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
                     concurrency: try request.integer("concurrency") ?? 8,
-                    batchSize: try request.integer("batch") ?? 1000, coreURL: try request.coreURL(),
+                    batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
                     attestationRoot: try request.text("attestation_root"), perUser: perUser))
         }
         register("jobs.revoke-sweep") { request in

@@ -201,29 +201,29 @@ import WalletCrypto
     }
 
     @Test(arguments: AccessTransport.allCases)
-    func batchSizesOutside1To1000AreRefused(_ transport: AccessTransport) async throws {
+    func batchSizesOutside1To4000AreRefused(_ transport: AccessTransport) async throws {
         let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         let key = Secp256k1.PrivateKey.generate().secretBytes
         // The client refuses before sending anything.
-        let tooMany = [ImportItem](repeating: ImportItem(privateKey: key, networkFamily: .evm), count: 1001)
+        let tooMany = [ImportItem](repeating: ImportItem(privateKey: key, networkFamily: .evm), count: 4001)
         do {
             _ = try await harness.client.importWallets(tooMany, verifier: harness.verifier)
-            Issue.record("1001 items were not refused")
+            Issue.record("4001 items were not refused")
         } catch let error as WaasClientError {
-            #expect(error.code == .invalidArgument && error.message.contains("at most 1000"), "\(error)")
+            #expect(error.code == .invalidArgument && error.message.contains("at most 4000"), "\(error)")
         }
         #expect(try await harness.client.importWallets([], verifier: harness.verifier).isEmpty)
         #expect(harness.wire.count(.getRecipientKey) == 0 && harness.wire.count(.importWallets) == 0)
         // The core refuses them too.
         let (keyId, publicKey) = try await harness.client.recipientKey(verifier: harness.verifier)
         var request = try harness.sealedBatch(
-            (0..<1001).map { _ in (key, .evm, nil) }, keyId: keyId, publicKey: publicKey)
+            (0..<4001).map { _ in (key, .evm, nil) }, keyId: keyId, publicKey: publicKey)
         do {
             _ = try await harness.send(request)
-            Issue.record("1001 items were not refused")
+            Issue.record("4001 items were not refused")
         } catch let error as WaasError {
-            #expect(error.code == .invalidRequest && error.message.contains("1 to 1000"), "\(error)")
+            #expect(error.code == .invalidRequest && error.message.contains("1 to 4000"), "\(error)")
         }
         request.wallets = []
         await expectWaasError(.invalidRequest) { _ = try await harness.send(request) }
@@ -241,6 +241,38 @@ import WalletCrypto
             verifier: harness.verifier)
         #expect(results.map(Self.importedAddress) == keys.map { $0.ethereumAddress.checksummed })
         #expect(try await harness.wallets().count == 1000)
+    }
+
+    /// A batch of 4,000 keys whose JSON fills the client's byte budget crosses the served core's 1 MiB
+    /// body limit; one key more (by bytes) is refused by the client before anything is sent.
+    @Test(arguments: AccessTransport.allCases)
+    func aBatchAtTheByteBudgetFitsTheBodyLimit(_ transport: AccessTransport) async throws {
+        let harness = try await ImportHarness(transport)
+        defer { harness.remove() }
+        let keys = (0..<4000).map { _ in Secp256k1.PrivateKey.generate().secretBytes }
+        // References of escaped quotes and tabs (two bytes each once escaped), as long as the budget allows.
+        let bare = ImportItem(privateKey: keys[0], networkFamily: .evm, reference: "").encodedSize
+        let perItem = ImportWalletsRequest.maxWalletsBytes / keys.count - bare
+        func reference(_ index: Int) -> String {
+            let tag = "r\(index)-"
+            return tag + String(repeating: "\"\t", count: (perItem - tag.utf8.count) / 4)
+        }
+        var items = keys.enumerated().map { ImportItem(privateKey: $1, networkFamily: .evm, reference: reference($0)) }
+        let size = items.reduce(0) { $0 + $1.encodedSize }
+        #expect(size <= ImportWalletsRequest.maxWalletsBytes && size > ImportWalletsRequest.maxWalletsBytes - 8000)
+        let results = try await harness.client.importWallets(items, verifier: harness.verifier)
+        #expect(results.compactMap(Self.importedAddress).count == 4000)
+        #expect(try await harness.wallets().count == 4000)
+        // Longer references push the same count over the budget: refused, nothing sent.
+        items[0].reference = reference(0) + String(repeating: "\"", count: 8000)
+        let sent = harness.wire.count(.getRecipientKey)
+        do {
+            _ = try await harness.client.importWallets(items, verifier: harness.verifier)
+            Issue.record("a batch above the byte budget was sent")
+        } catch let error as WaasClientError {
+            #expect(error.code == .invalidArgument && error.message.contains("smaller batches"), "\(error)")
+        }
+        #expect(harness.wire.count(.getRecipientKey) == sent)
     }
 
     @Test(arguments: AccessTransport.allCases)

@@ -30,7 +30,8 @@ import WalletCrypto
         let all = (0..<1000).map { ImportBinding.batchAAD(index: $0, networkFamily: .evm, reference: "r") }
         #expect(Set(all).count == 1000)
         #expect(!all.contains(ImportBinding.aad(networkFamily: .evm, reference: "r")))
-        #expect(ImportWalletsRequest.maxWallets == 1000)
+        #expect(ImportWalletsRequest.maxWallets == 4000)
+        #expect(ImportWalletsRequest.legacyMaxWallets == 1000)
     }
 
     @Test func suitesMapToTheirRFC9180Identifiers() {

@@ -45,4 +45,27 @@ import Testing
         }
         #expect(variants.count == 4)
     }
+
+    /// `ImportWalletsItem.encodedSize` is exactly what an item adds to the request's JSON (its comma
+    /// included), for every key length and family and for references that need escapes: the client's
+    /// byte budget rests on it.
+    @Test func encodedSizeIsWhatAnItemAddsToTheRequest() {
+        let material = BatchKeyMaterial(keyId: "rk_1", suite: "p256-sha256-aes256gcm", encapsulatedKey: "QUJD")
+        let empty = ImportWalletsRequest(keyMaterial: material, wallets: []).jsonBytes().count
+        let references: [String?] = [nil, "", "plain-1", "q\"\\\n\r\t\u{1}\u{1f}🙂é", String(repeating: "\u{0}", count: 128)]
+        for keyBytes in [32, 64, 1, 100] {
+            for family in [NetworkFamily.evm, .solana] {
+                for reference in references {
+                    let ciphertext = CanonicalBase64.encode([UInt8](repeating: 7, count: keyBytes + 16))
+                    let item = ImportWalletsItem(networkFamily: family, reference: reference, ciphertext: ciphertext)
+                    let size = ImportWalletsItem.encodedSize(keyBytes: keyBytes, networkFamily: family, reference: reference)
+                    let one = ImportWalletsRequest(keyMaterial: material, wallets: [item]).jsonBytes().count
+                    let two = ImportWalletsRequest(keyMaterial: material, wallets: [item, item]).jsonBytes().count
+                    // The first item has no comma before it; each later one has.
+                    #expect(one - empty == size - 1, "\(keyBytes) \(family) \(String(describing: reference))")
+                    #expect(two - one == size, "\(keyBytes) \(family) \(String(describing: reference))")
+                }
+            }
+        }
+    }
 }

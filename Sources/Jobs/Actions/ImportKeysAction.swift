@@ -88,6 +88,14 @@ public struct ImportKeysAction: Action {
         public var concurrency: Int
         /// Rows per batch.
         public var batchSize: Int
+
+        /// Rows per batch when the playbook leaves `batch` at 0: 4,000 (one ImportWallets request, the
+        /// most a core takes, so the two attestations a request pays are spread thin), but 100 for
+        /// keystore files, where each row costs a scrypt of about half a second: a batch is the unit of
+        /// progress and output, and 4,000 of them would show nothing for a quarter of an hour.
+        public static func defaultBatchSize(for format: Format) -> Int {
+            format == .keystoreDirectory ? 100 : ImportWalletsRequest.maxWallets
+        }
         public var coreURL: URL?
         /// The development attestation root to pin (default: the home's `attestation-root.pem`).
         public var attestationRoot: String?
@@ -97,7 +105,7 @@ public struct ImportKeysAction: Action {
         /// Creates a configuration.
         public init(
             input: String, format: Format, type: KeyType?, passwords: PasswordSource?, output: String,
-            rejects: String, referencePrefix: String = "import", concurrency: Int = 8, batchSize: Int = 1000,
+            rejects: String, referencePrefix: String = "import", concurrency: Int = 8, batchSize: Int = 0,
             coreURL: URL? = nil, attestationRoot: String? = nil, perUser: PerUser? = nil
         ) {
             self.input = input
@@ -108,7 +116,7 @@ public struct ImportKeysAction: Action {
             self.rejects = rejects
             self.referencePrefix = referencePrefix
             self.concurrency = max(1, concurrency)
-            self.batchSize = max(1, batchSize)
+            self.batchSize = batchSize > 0 ? batchSize : Self.defaultBatchSize(for: format)
             self.coreURL = coreURL
             self.attestationRoot = attestationRoot
             self.perUser = perUser

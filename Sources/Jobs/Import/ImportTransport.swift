@@ -33,32 +33,73 @@ struct ImportTransport: Sendable {
     let send: @Sendable ([ImportRequestItem]) async throws -> [ImportItemReply]
 
     /// One attested `Waas/ImportWallets` exchange per batch (`WaasClient.importWallets`: one recipient
-    /// key, one HPKE context, one attested reply for up to 1000 keys); a larger batch goes as several
-    /// calls. The core answers a key it already holds with the holding wallet when it is the caller's
-    /// (`alreadyImported`), so nothing is derived on the client.
+    /// key, one HPKE context, one attested reply for up to 4,000 keys); a larger batch goes as several
+    /// calls (``importChunks(_:limit:call:)``). The core answers a key it already holds with the holding
+    /// wallet when it is the caller's (`alreadyImported`), so nothing is derived on the client.
+    ///
+    /// A served core built before the limit rose refuses a request above 1,000 keys as a whole (nothing
+    /// imported, its recipient key unused): the batch is sent again in requests of 1,000, and so is every
+    /// later one.
     ///
     /// The batches in flight reach the core together: it takes a request's nonce as the request arrives,
     /// before the batch's CPU work, so batches signed in order are admitted in order and prepared at the
     /// same time (docs/import.md "Batched import"); the rare one that arrives out of order is refused
     /// before its work is used and sent again under a fresh nonce by the client.
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
-        ImportTransport { items in
-            try await importChunks(items) { chunk in try await client.importWallets(chunk, verifier: verifier) }
+        let limit = RequestLimit()
+        return ImportTransport { items in
+            try await importChunks(items, limit: limit) { chunk in try await client.importWallets(chunk, verifier: verifier) }
         }
     }
 
-    /// `items` as `Waas/ImportWallets` calls of at most 1,000 keys (`call`, in order), answered per item.
+    /// The keys per ImportWallets request for the rest of a run: ``ImportWalletsRequest/maxWallets`` until
+    /// a core refuses that many.
+    final class RequestLimit: Sendable {
+        private let value = Mutex(ImportWalletsRequest.maxWallets)
+        var current: Int { value.withLock { $0 } }
+        func lower(to limit: Int) { value.withLock { $0 = min($0, limit) } }
+    }
+
+    /// ``importChunks(_:limit:call:)`` under `limit`, sent again in requests of
+    /// ``ImportWalletsRequest/legacyMaxWallets`` (and `limit` lowered for later batches) when the core
+    /// refuses a request for its size.
     static func importChunks(
-        _ items: [ImportRequestItem], call: ([ImportItem]) async throws -> [ImportItemResult]
+        _ items: [ImportRequestItem], limit: RequestLimit, call: ([ImportItem]) async throws -> [ImportItemResult]
+    ) async throws -> [ImportItemReply] {
+        while true {
+            let current = limit.current
+            do {
+                return try await importChunks(items, limit: current, call: call)
+            } catch let error as WaasError
+                where current > ImportWalletsRequest.legacyMaxWallets && isRefusedForSize(error)
+            {
+                limit.lower(to: ImportWalletsRequest.legacyMaxWallets)
+            }
+        }
+    }
+
+    /// Whether `error` is a core's refusal of a request for its number of keys (then nothing of it was
+    /// imported): "wallets has N items; ImportWallets takes 1 to M".
+    static func isRefusedForSize(_ error: WaasError) -> Bool {
+        error.code == .invalidRequest && error.message.contains("ImportWallets takes 1 to")
+    }
+
+    /// `items` as `Waas/ImportWallets` calls (`call`, in order) of at most `limit` keys and
+    /// ``ImportWalletsRequest/maxWalletsBytes`` of JSON each, answered per item.
+    ///
+    /// A refusal of one call for its size ends the batch there: the caller sends the whole batch again
+    /// under the lower limit, and the keys the earlier calls imported come back as `alreadyImported`.
+    static func importChunks(
+        _ items: [ImportRequestItem], limit: Int = ImportWalletsRequest.maxWallets,
+        call: ([ImportItem]) async throws -> [ImportItemResult]
     ) async throws -> [ImportItemReply] {
         var replies: [ImportItemReply] = []
         replies.reserveCapacity(items.count)
-        var start = 0
-        while start < items.count {
-            let end = min(items.count, start + ImportWalletsRequest.maxWallets)
-            let chunk = items[start..<end].map { item in
-                ImportItem(privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
-            }
+        var chunk: [ImportItem] = []
+        chunk.reserveCapacity(min(items.count, limit))
+        var chunkBytes = 0
+        func flush() async throws {
+            guard !chunk.isEmpty else { return }
             for result in try await call(chunk) {
                 switch result {
                 case .imported(let wallet): replies.append(.imported(wallet))
@@ -66,8 +107,17 @@ struct ImportTransport: Sendable {
                 case .failed(let error): replies.append(.failed(error))
                 }
             }
-            start = end
+            chunk.removeAll(keepingCapacity: true)
+            chunkBytes = 0
         }
+        for item in items {
+            let next = ImportItem(privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
+            let size = next.encodedSize
+            if chunk.count == limit || chunkBytes + size > ImportWalletsRequest.maxWalletsBytes { try await flush() }
+            chunk.append(next)
+            chunkBytes += size
+        }
+        try await flush()
         return replies
     }
 

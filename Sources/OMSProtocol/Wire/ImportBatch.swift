@@ -14,6 +14,16 @@ public struct BatchKeyMaterial: Codable, Hashable, Sendable {
 /// One key of a batch: item `i` is the HPKE context's message with sequence number `i`, sealed with
 /// `ImportBinding.batchAAD(index: i, networkFamily:reference:)` (docs/import.md "Batched import").
 public struct ImportWalletsItem: Codable, Hashable, Sendable {
+    /// The JSON bytes an item takes in a request (its comma included), before it is sealed: the sealed
+    /// key is the key and a 16-byte tag, in base64; the reference is escaped as `JSONByteWriter` does.
+    public static func encodedSize(keyBytes: Int, networkFamily: NetworkFamily, reference: String?) -> Int {
+        // {"networkFamily":"","ciphertext":""},  and  ,"reference":""  when there is one.
+        let fixed = 37 + networkFamily.rawValue.utf8.count
+        let sealed = (keyBytes + 16 + 2) / 3 * 4
+        guard let reference else { return fixed + sealed }
+        return fixed + sealed + 15 + JSONByteWriter.escapedSize(reference)
+    }
+
     public var networkFamily: NetworkFamily
     public var reference: String?
     /// The sealed key with its tag, canonical base64.
@@ -28,8 +38,18 @@ public struct ImportWalletsItem: Codable, Hashable, Sendable {
 /// `Waas/ImportWallets {keyMaterial, wallets}` -> `{results}`: a walletops extension that imports 1 to
 /// ``maxWallets`` keys sealed to one recipient key, in one attested reply (docs/import.md).
 public struct ImportWalletsRequest: Codable, Hashable, Sendable {
-    /// The most items one request may carry.
-    public static let maxWallets = 1000
+    /// The most items one request may carry. Each request pays two ES384 attestations (the recipient
+    /// key's and the reply's), about a tenth of an import's CPU at 1,000 keys per request; at 4,000 the
+    /// share is a quarter of that (docs/import.md "Batch size").
+    public static let maxWallets = 4000
+
+    /// The limit of walletops cores built before it rose to ``maxWallets``: a client refused for its
+    /// batch's size sends that batch again in requests of this many.
+    public static let legacyMaxWallets = 1000
+
+    /// The bytes a client lets one request's `wallets` take: the served core refuses bodies above 1 MiB
+    /// (`WaasService.maxBodyBytes`), and the key material and braces need well under 4 KiB.
+    public static let maxWalletsBytes = (1 << 20) - 4096
 
     public var keyMaterial: BatchKeyMaterial
     public var wallets: [ImportWalletsItem]

@@ -74,6 +74,19 @@ struct JSONByteWriter {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// The bytes `text` takes inside its quotes once escaped (as ``string(_:)`` writes it).
+    static func escapedSize(_ text: String) -> Int {
+        var size = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0a, 0x0d, 0x09: size += 2
+            case 0..<0x20: size += 6
+            default: size += 1
+            }
+        }
+        return size
+    }
+
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         // Most strings (ids, addresses, base64) need no escape: copied in one piece.

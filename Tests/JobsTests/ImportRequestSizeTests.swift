@@ -1,0 +1,92 @@
+import Foundation
+import KeyFormats
+import OMSProtocol
+import Synchronization
+import Testing
+import WalletCrypto
+
+@testable import Jobs
+
+/// How a batch becomes ImportWallets requests: at most 4,000 keys and the byte budget each (measured on
+/// the request's real JSON), and requests of 1,000 for the rest of the run once a core of an older build
+/// refuses more.
+@Suite struct ImportRequestSizeTests {
+    static func items(_ count: Int, reference: (Int) -> String) throws -> [ImportRequestItem] {
+        try (0..<count).map { n in
+            let secret = try KeyParser.validate(
+                SecretBytes(Array(String(format: "%064x", n + 1).utf8)), type: .ethereum, encoding: .text)
+            return ImportRequestItem(secret: secret, reference: reference(n))
+        }
+    }
+
+    /// The JSON a request of `chunk` would have once sealed: the same lengths, filler bytes.
+    static func requestBytes(_ chunk: [ImportItem]) -> Int {
+        let material = BatchKeyMaterial(
+            keyId: "rk_" + String(repeating: "a", count: 26), suite: ImportSuite.default.rawValue,
+            encapsulatedKey: CanonicalBase64.encode([UInt8](repeating: 4, count: 65)))
+        let wallets = chunk.map {
+            ImportWalletsItem(
+                networkFamily: $0.networkFamily, reference: $0.reference,
+                ciphertext: CanonicalBase64.encode([UInt8](repeating: 1, count: $0.privateKey.count + 16)))
+        }
+        return ImportWalletsRequest(keyMaterial: material, wallets: wallets).jsonBytes().count
+    }
+
+    static func imported(_ chunk: [ImportItem]) -> [ImportItemResult] {
+        chunk.map { .imported(Wallet(id: "wal_x", address: "a", networkFamily: $0.networkFamily, keyOrigin: .imported)) }
+    }
+
+    @Test func shortReferencesGoAsRequestsOf4000() async throws {
+        let sizes = Mutex<[Int]>([])
+        let replies = try await ImportTransport.importChunks(try Self.items(9000) { "legacy-\($0)" }) { chunk in
+            sizes.withLock { $0.append(chunk.count) }
+            return Self.imported(chunk)
+        }
+        #expect(replies.count == 9000)
+        #expect(sizes.withLock { $0 } == [4000, 4000, 1000])
+    }
+
+    /// References that escape to several bytes each: the requests are cut by bytes, every one of them
+    /// under the served core's 1 MiB body limit, the items in order.
+    @Test func longEscapedReferencesAreCutByBytes() async throws {
+        let references = (0..<5000).map { "r\($0)-" + String(repeating: "\u{1}\"", count: 60) }
+        let sent = Mutex<[[String?]]>([])
+        let replies = try await ImportTransport.importChunks(try Self.items(5000) { references[$0] }) { chunk in
+            #expect(Self.requestBytes(chunk) <= (1 << 20) - 1024, "\(chunk.count) items")
+            sent.withLock { $0.append(chunk.map(\.reference)) }
+            return Self.imported(chunk)
+        }
+        #expect(replies.count == 5000)
+        let chunks = sent.withLock { $0 }
+        #expect(chunks.count > 2 && chunks.allSatisfy { $0.count < 4000 })
+        #expect(chunks.flatMap { $0 } == references)
+    }
+
+    /// A core that takes 1,000 at most refuses the first request whole; the batch goes again in requests
+    /// of 1,000, and so does the next batch, without another refusal.
+    @Test func anOlderCoresRefusalLowersTheLimitForTheRun() async throws {
+        let calls = Mutex<[Int]>([])
+        let call: ([ImportItem]) async throws -> [ImportItemResult] = { chunk in
+            calls.withLock { $0.append(chunk.count) }
+            guard chunk.count <= 1000 else {
+                throw WaasError(.invalidRequest, "wallets has \(chunk.count) items; ImportWallets takes 1 to 1000")
+            }
+            return Self.imported(chunk)
+        }
+        let limit = ImportTransport.RequestLimit()
+        let first = try await ImportTransport.importChunks(try Self.items(2500) { "a\($0)" }, limit: limit, call: call)
+        #expect(first.count == 2500)
+        #expect(calls.withLock { $0 } == [2500, 1000, 1000, 500])
+        #expect(limit.current == 1000)
+        _ = try await ImportTransport.importChunks(try Self.items(1500) { "b\($0)" }, limit: limit, call: call)
+        #expect(calls.withLock { $0 } == [2500, 1000, 1000, 500, 1000, 500])
+        // Any other refusal is the caller's to handle, and leaves the limit alone.
+        let other = ImportTransport.RequestLimit()
+        await #expect(throws: WaasError.self) {
+            _ = try await ImportTransport.importChunks(try Self.items(10) { "c\($0)" }, limit: other) { _ in
+                throw WaasError(.invalidRequest, "keyMaterial.suite x is not the recipient key's")
+            }
+        }
+        #expect(other.current == ImportWalletsRequest.maxWallets)
+    }
+}
