@@ -135,8 +135,9 @@ import Testing
         max[0] = 0xf8
         max[31] = 0x7f  // 2^255 - 8, the largest clamped scalar
         scalars.append(max)
-        scalars.append([UInt8](repeating: 0x88, count: 31) + [0x48])  // every digit carries
-        scalars.append([UInt8](repeating: 0x77, count: 31) + [0x77])  // no digit carries
+        scalars.append([UInt8](repeating: 0xff, count: 31) + [0x7f])  // every digit carries, the top one too
+        scalars.append([UInt8](repeating: 0x00, count: 31) + [0x40])  // no digit carries
+        scalars.append((0..<31).map { UInt8(($0 * 0x5a) & 0xff) } + [0x66])  // mixed windows
         scalars.append([UInt8](repeating: 0x7f, count: 32))  // bit 255 clear, not clamped
         scalars.append([1] + [UInt8](repeating: 0, count: 31))
         scalars.append([8] + [UInt8](repeating: 0, count: 31))
@@ -146,7 +147,7 @@ import Testing
             random[31] &= 0x7f
             scalars.append(random)
         }
-        var digits = [Int8](repeating: 0, count: 64)
+        var digits = [Int8](repeating: 0, count: Ed25519.radix32Digits)
         var checked = 0
         for scalar in scalars {
             let fast = scalar.withUnsafeBufferPointer { a in
@@ -155,27 +156,28 @@ import Testing
                         scalar: a.baseAddress!, digits: d.baseAddress!, table: Ed25519BaseTable.shared)
                 }
             }
-            #expect(digits.allSatisfy { (-8...8).contains($0) })
+            #expect(digits.dropLast().allSatisfy { (-16...15).contains($0) } && (0...1).contains(digits[51]))
             #expect(Self.value(ofDigits: digits) == scalar)
             #expect(Self.encoded(fast) == Self.encoded(Self.doubleAndAdd(scalar)), "\(Base16.encode(scalar))")
             checked += 1
         }
-        #expect(checked == 108)
+        #expect(checked == 109)
     }
 
     // MARK: Independent references
 
-    /// Σ digits[i]·16^i as 32 little-endian bytes (nil when it is negative or too wide).
+    /// Σ digits[i]·32^i as 32 little-endian bytes (nil when it is negative or too wide).
     static func value(ofDigits digits: [Int8]) -> [UInt8]? {
-        var nibbles = [Int](repeating: 0, count: 64)
+        var bits = [Int](repeating: 0, count: 5 * digits.count)
         var carry = 0
-        for i in 0..<64 {
+        for i in digits.indices {
             let v = Int(digits[i]) + carry
-            nibbles[i] = ((v % 16) + 16) % 16
-            carry = (v - nibbles[i]) / 16
+            let window = ((v % 32) + 32) % 32
+            carry = (v - window) / 32
+            for b in 0..<5 { bits[5 * i + b] = window >> b & 1 }
         }
-        guard carry == 0 else { return nil }
-        return (0..<32).map { UInt8(nibbles[2 * $0] | nibbles[2 * $0 + 1] << 4) }
+        guard carry == 0, bits[256...].allSatisfy({ $0 == 0 }) else { return nil }
+        return (0..<32).map { byte in UInt8((0..<8).reduce(0) { $0 | bits[8 * byte + $1] << $1 }) }
     }
 
     /// a·B by doubling and adding from the top bit, with full extended additions: slow and simple.

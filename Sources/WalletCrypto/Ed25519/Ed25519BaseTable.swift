@@ -1,20 +1,21 @@
-/// The multiples k·256^j·B of the Ed25519 base point for k = 1...8 and j = 0..<32, in affine precomputed
+/// The multiples k·32^j·B of the Ed25519 base point for k = 1...16 and j = 0..<52, in affine precomputed
 /// form, and their constant-time lookup.
 ///
-/// With the scalar written in 64 signed radix-16 digits e_i (a = Σ e_i·16^i, e_i in [-8, 8]),
-/// a·B = Σ_j e_{2j}·256^j·B + 16·Σ_j e_{2j+1}·256^j·B: 64 table additions and 4 doublings.
+/// With the scalar written in 52 signed radix-32 digits e_j (a = Σ e_j·32^j, e_j in [-16, 16)),
+/// a·B = Σ_j e_j·32^j·B: 52 table additions, no doubling.
 ///
-/// The table is computed from B at first use (64 inversions and a few hundred additions), not pasted in:
-/// B is derived from its definition (y = 4/5, x even), each row's multiples by repeated mixed addition, the
-/// next row's base (256 times this one's) by 5 doublings of the 8th multiple, and every row made affine with
-/// one batched inversion.
+/// The table is computed from B at first use (104 inversions and about 850 additions, about 2 ms), not
+/// pasted in: B is derived from its definition (y = 4/5, x even), each row's multiples by repeated mixed
+/// addition, the next row's base (32 times this one's) by doubling the 16th multiple, and every row made
+/// affine with one batched inversion. 52 × 16 entries of 96 bytes: 78 KiB, read in order, one 1.5 KiB row
+/// per digit.
 final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, read-only afterwards
     typealias Field = Ed25519FieldElement
     typealias Precomputed = Ed25519Point.Precomputed
 
-    /// Rows (256^j·B) and multiples per row.
-    static let rows = 32
-    static let multiples = 8
+    /// Rows (32^j·B) and multiples per row.
+    static let rows = 52
+    static let multiples = 16
     /// Words per entry: three canonical field elements of four 64-bit words (96 bytes, not 120 as five
     /// limbs would take: the lookup reads every entry, so its cost is the table's size).
     static let entryWords = 12
@@ -22,7 +23,7 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
     /// The process-wide table, built by the first key derivation (Swift runs a global's initializer once).
     static let shared = Ed25519BaseTable()
 
-    /// rows × multiples × entryWords words; entry (j, k) holds (k + 1)·256^j·B: y + x, y - x and 2d·x·y, each
+    /// rows × multiples × entryWords words; entry (j, k) holds (k + 1)·32^j·B: y + x, y - x and 2d·x·y, each
     /// as its canonical value in four little-endian words.
     private let words: UnsafeMutablePointer<UInt64>
 
@@ -42,9 +43,8 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
                 let entry = Precomputed(x: point.x * zInverses[k], y: point.y * zInverses[k])
                 store(entry, at: (row * Self.multiples + k) * Self.entryWords)
             }
-            // 256·P = 32·(8·P): five doublings of the last multiple, then back to affine for the next row.
-            var next = multiples[Self.multiples - 1]
-            for _ in 0..<5 { next = next.doubled() }
+            // 32·P = 2·(16·P): one doubling of the last multiple, then back to affine for the next row.
+            let next = multiples[Self.multiples - 1].doubled()
             let zInverse = next.z.inverted
             let x = next.x * zInverse
             let y = next.y * zInverse
@@ -59,9 +59,9 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
         }
     }
 
-    /// digit·256^row·B for a digit in [-8, 8], in constant time.
+    /// digit·32^row·B for a digit in [-16, 16], in constant time.
     ///
-    /// All eight entries of the row are read, every time, and combined with masks (four words at a time);
+    /// All sixteen entries of the row are read, every time, and combined with masks (four words at a time);
     /// the digit's sign and magnitude come from arithmetic shifts; the negation is a masked swap and a
     /// masked select. So neither the memory touched nor the instructions run depend on the digit.
     @inline(__always)
@@ -76,7 +76,7 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
         var xy2d = Words()
         var entry = UnsafeRawPointer(words + row * Self.multiples * Self.entryWords)
         for k in 1...UInt64(Self.multiples) {
-            // (m ^ k) - 1 has its top bit set only when m == k (both are at most 8).
+            // (m ^ k) - 1 has its top bit set only when m == k (both are at most 16).
             let mask = Words(repeating: 0 &- (((magnitude ^ k) &- 1) >> 63))
             yPlusX |= entry.loadUnaligned(as: Words.self) & mask
             yMinusX |= entry.loadUnaligned(fromByteOffset: 32, as: Words.self) & mask
