@@ -81,9 +81,9 @@ extension Ed25519 {
         seed: UnsafeRawPointer, table: Ed25519BaseTable, scratch: UnsafeMutableRawPointer
     ) -> Ed25519Point {
         let hash = scratch.assumingMemoryBound(to: UInt8.self)
-        guard EVP_Digest(seed, 32, hash, nil, OpenSSL.Digest.sha512.pointer, nil) == 1 else {
-            fatalError("OpenSSL SHA-512 failed")
-        }
+        // libsodium's SHA-512: a plain function on the stack, where OpenSSL's EVP_Digest allocates and
+        // frees a digest context per call.
+        _ = crypto_hash_sha512(hash, seed.assumingMemoryBound(to: UInt8.self), 32)
         // RFC 8032 5.1.5 step 2: clear the low 3 bits and bit 255, set bit 254.
         hash[0] &= 248
         hash[31] = (hash[31] & 127) | 64
