@@ -71,6 +71,38 @@ import Testing
         #expect(foundMade == nil, "an enclave-made wallet is not an import's duplicate")
     }
 
+    /// The address key is a 64-bit hash of project and address, so a key held by another address is a
+    /// possible (if unlikely) hit of the existence probe: the wallet row decides, and the import goes on.
+    @Test func aKeyHeldByAnotherAddressIsNoDuplicate() async throws {
+        let (store, url) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let first = "0x" + String(repeating: "3e", count: 20)
+        let second = "0x" + String(repeating: "4f", count: 20)
+        let (found, refused, plan) = try await store.write { db in
+            let stored = try db.insertWallet(Self.wallet("wal_a", first, .imported), project: "prj_t", sealedKey: [1], now: 1)
+            // A collision, made by hand: the second address's key pointing at the first wallet.
+            let key = WalletAddressKey.of(project: "prj_t", address: second)
+            try db.execute(
+                "INSERT INTO imported_address_keys(address_key, seq) VALUES (?, ?)", [.integer(key), .integer(stored.seq)])
+            let found = try db.importedWallet(address: second, project: "prj_t")?.id
+            let refused = try Self.insertRefused(db, Self.wallet("wal_b", second, .imported))
+            let plan = try db.rows(
+                "EXPLAIN QUERY PLAN SELECT EXISTS (SELECT 1 FROM imported_address_keys_recent WHERE address_key = 1) "
+                    + "OR EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = 1)"
+            ).map { "\($0)" }.joined(separator: " | ")
+            return (found, refused, plan)
+        }
+        #expect(found == nil, "another address's key is not this address's wallet")
+        #expect(!refused, "the import of the second address goes on")
+        #expect(
+            !plan.contains("SCAN imported") && plan.components(separatedBy: "USING PRIMARY KEY (address_key=?)").count == 3,
+            "the probe searches both tiers' primary keys only: \(plan)")
+        let both = try await store.write { db in
+            try db.importedWallet(address: second, project: "prj_t")?.id
+        }
+        #expect(both == "wal_b")
+    }
+
     /// Small tiers so a few hundred imports settle several times: every key ends in exactly one tier,
     /// the recent tier stays near its limit, and duplicates are refused in both tiers.
     @Test func settlingMovesEveryKeyOnceAndKeepsDuplicatesRefused() async throws {

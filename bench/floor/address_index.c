@@ -6,7 +6,8 @@
  * INDEX: 1 unique (project_id, address) text index (schema 4), 3 an integer address key index (schema 5),
  * 4 the address keys in a recent and a settled tier (schema 6: the core's AddressKeyTiers, 32,768 recent
  * keys, 4,096 settled per transaction), 2 no address index. Modes 3 and 4 look the key up before each
- * insert, as the core does. Example: /tmp/address_index 1 1 4 1000000 */
+ * insert, as the core does (mode 4: one EXISTS over both tiers; PROBE=complex the core's earlier
+ * `seq IN (... UNION ALL ...)` query, PROBE=two two plain probes). Example: /tmp/address_index 1 1 4 1000000 */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,14 @@ int main(int argc,char**argv){
   sqlite3_exec(db,"CREATE TABLE settled(k INTEGER NOT NULL, s INTEGER NOT NULL, PRIMARY KEY(k,s)) WITHOUT ROWID;"
     "CREATE TABLE recent(k INTEGER NOT NULL, s INTEGER NOT NULL, PRIMARY KEY(k,s)) WITHOUT ROWID;",0,0,0);
   sqlite3_stmt *probe[2], *recent, *count, *boundary, *copy, *removal;
-  sqlite3_prepare_v2(db,fk==4?"SELECT s FROM recent WHERE k=?":"SELECT seq FROM wallets WHERE address_key=?",-1,&probe[0],0);
+  const char*variant=getenv("PROBE");
+  const char*complexq="SELECT seq, id, account_id, type, address, reference, key_origin FROM wallets WHERE seq IN (SELECT s FROM recent WHERE k = ?1 UNION ALL SELECT s FROM settled WHERE k = ?1) AND project_id = 'p' AND address = 'a' ORDER BY seq LIMIT 1";
+  const char*existsq="SELECT EXISTS(SELECT 1 FROM recent WHERE k = ?1) OR EXISTS(SELECT 1 FROM settled WHERE k = ?1)";
+  /* PROBE: "exists" (default, the core's since 2026-11-30), "complex" (the core's lookup query before), "two"
+     (two plain probes). */
+  int single = !variant || variant[0]=='c' || variant[0]=='e';
+  if(single){ if(sqlite3_prepare_v2(db,variant&&variant[0]=='c'?complexq:existsq,-1,&probe[0],0)){printf("%s\n",sqlite3_errmsg(db));return 1;} }
+  else sqlite3_prepare_v2(db,fk==4?"SELECT s FROM recent WHERE k=?":"SELECT seq FROM wallets WHERE address_key=?",-1,&probe[0],0);
   sqlite3_prepare_v2(db,"SELECT s FROM settled WHERE k=?",-1,&probe[1],0);
   sqlite3_prepare_v2(db,"INSERT INTO recent VALUES(?,?)",-1,&recent,0);
   sqlite3_prepare_v2(db,"SELECT count(*) FROM recent",-1,&count,0);
@@ -53,7 +61,7 @@ int main(int argc,char**argv){
         sqlite3_bind_text(st,o+3,"acc_01hzzzzzzzzzzzzzzzzzzzzzzz",-1,SQLITE_STATIC); sqlite3_bind_text(st,o+4,"solana",-1,SQLITE_STATIC);
         sqlite3_bind_text(st,o+5,addr,-1,SQLITE_TRANSIENT); sqlite3_bind_text(st,o+6,ref,-1,SQLITE_TRANSIENT);
         sqlite3_bind_text(st,o+7,"enclave",-1,SQLITE_STATIC); sqlite3_bind_blob(st,o+8,sealed,60,SQLITE_STATIC); sqlite3_bind_int64(st,o+9,1700000000); if(fk>=3){ long key=((long)random()<<33)^((long)random()<<2)^random(); sqlite3_bind_int64(st,o+10,key);
-          if(fk==4){ for(int t=0;t<2;t++){ sqlite3_bind_int64(probe[t],1,key); sqlite3_step(probe[t]); sqlite3_reset(probe[t]); }
+          if(fk==4){ for(int t=0;t<(single?1:2);t++){ sqlite3_bind_int64(probe[t],1,key); sqlite3_step(probe[t]); sqlite3_reset(probe[t]); }
             sqlite3_bind_int64(recent,1,key); sqlite3_bind_int64(recent,2,seq); sqlite3_step(recent); sqlite3_reset(recent); }
           else { sqlite3_bind_int64(probe[0],1,key); sqlite3_step(probe[0]); sqlite3_reset(probe[0]); } }}
       if(sqlite3_step(st)!=SQLITE_DONE){printf("err %s\n",sqlite3_errmsg(db));return 1;} sqlite3_reset(st);
