@@ -16,6 +16,9 @@ public final class SQLiteDatabase {
     /// The file path (or `:memory:`).
     public let path: String
     private var cache: [String: Statement] = [:]
+    /// Statements of ``StatementSQL`` keys, found by identity; the entry keeps its key alive, so no other
+    /// key can take its address.
+    private var keyedCache: [ObjectIdentifier: (key: StatementSQL, statement: Statement)] = [:]
     /// The busy handler's state, alive as long as the connection.
     private let busyWait: BusyWait
 
@@ -129,6 +132,7 @@ public final class SQLiteDatabase {
     deinit {
         // Statements must be finalized before the connection closes.
         cache.removeAll()
+        keyedCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -166,6 +170,19 @@ public final class SQLiteDatabase {
         }
         let statement = try Statement(database: self, sql: sql)
         cache[sql] = statement
+        return statement
+    }
+
+    /// The prepared statement of `sql`, found by the key's identity: for statements run once per row,
+    /// where hashing a long SQL text on every call shows in profiles.
+    public func cachedStatement(_ sql: StatementSQL) throws(SQLiteError) -> Statement {
+        let id = ObjectIdentifier(sql)
+        if let entry = keyedCache[id] {
+            entry.statement.reset()
+            return entry.statement
+        }
+        let statement = try Statement(database: self, sql: sql.text)
+        keyedCache[id] = (sql, statement)
         return statement
     }
 

@@ -88,7 +88,7 @@ extension ActionRegistry {
                     input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
                     output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
                     referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
-                    concurrency: try request.integer("concurrency") ?? 8,
+                    concurrency: try request.integer("concurrency") ?? 0,
                     batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
                     attestationRoot: try request.text("attestation_root"), perUser: perUser))
         }

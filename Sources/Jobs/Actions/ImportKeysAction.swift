@@ -86,8 +86,22 @@ public struct ImportKeysAction: Action {
         public var referencePrefix: String
         /// Batches in flight (between reading and writing).
         public var concurrency: Int
+        /// Per-user mode: subjects signed in and imported at once.
+        public var subjectsInParallel: Int
         /// Rows per batch.
         public var batchSize: Int
+
+        /// Rows in flight when the playbook leaves `parallel` at 0: the import's memory is about that many
+        /// rows' keys, requests and replies, so it is the same at 10,000 rows as at 1,000,000 once this many
+        /// have been read.
+        public static let defaultRowsInFlight = 8_000
+
+        /// Batches in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows, at
+        /// least 2 batches (one prepared while another is written) and at most 8. Batches of 4,000 go 2 at
+        /// a time, as fast as 3, 4 or 8 at a time with a third less memory (docs/jobs.md "Performance").
+        public static func defaultConcurrency(batchSize: Int) -> Int {
+            max(2, min(8, defaultRowsInFlight / max(batchSize, 1)))
+        }
 
         /// Rows per batch when the playbook leaves `batch` at 0: 4,000 (one ImportWallets request, the
         /// most a core takes, so the two attestations a request pays are spread thin), but 100 for
@@ -105,7 +119,7 @@ public struct ImportKeysAction: Action {
         /// Creates a configuration.
         public init(
             input: String, format: Format, type: KeyType?, passwords: PasswordSource?, output: String,
-            rejects: String, referencePrefix: String = "import", concurrency: Int = 8, batchSize: Int = 0,
+            rejects: String, referencePrefix: String = "import", concurrency: Int = 0, batchSize: Int = 0,
             coreURL: URL? = nil, attestationRoot: String? = nil, perUser: PerUser? = nil
         ) {
             self.input = input
@@ -115,8 +129,9 @@ public struct ImportKeysAction: Action {
             self.output = output
             self.rejects = rejects
             self.referencePrefix = referencePrefix
-            self.concurrency = max(1, concurrency)
             self.batchSize = batchSize > 0 ? batchSize : Self.defaultBatchSize(for: format)
+            self.concurrency = concurrency > 0 ? concurrency : Self.defaultConcurrency(batchSize: self.batchSize)
+            subjectsInParallel = concurrency > 0 ? concurrency : 8
             self.coreURL = coreURL
             self.attestationRoot = attestationRoot
             self.perUser = perUser
@@ -156,7 +171,7 @@ public struct ImportKeysAction: Action {
             + "--jwks-from-pem <user_key_file> --kid \(perUser.keyID))"
         let transport = ImportTransport.perUser(
             signIn: signIn, verifier: verifier, gate: KeyedSerialGate(),
-            subjectsInParallel: configuration.concurrency, setUpHint: hint)
+            subjectsInParallel: configuration.subjectsInParallel, setUpHint: hint)
         return try await run(transport: transport, context: context)
     }
 

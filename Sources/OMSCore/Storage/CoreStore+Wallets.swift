@@ -27,7 +27,7 @@ extension SQLiteDatabase {
         return found
     }
 
-    private static let insertWalletSQL = insertWalletsSQL(rows: 1)
+    private static let insertWalletSQL = StatementSQL(insertWalletsSQL(rows: 1))
 
     private static let importedWalletByAddressSQL =
         "SELECT \(walletColumns) FROM wallets WHERE seq IN ("
@@ -47,9 +47,9 @@ extension SQLiteDatabase {
     /// an import stores is new, and this answers those at about three quarters of the cost of
     /// ``importedWalletByAddressSQL`` (in C, `bench/floor/address_index.c` mode 4 at 100,000 rows: 14.1-14.6
     /// against 18.3-18.7 us per stored wallet), whose `seq IN (...)` builds a temporary index each time.
-    private static let importedAddressKeyExistsSQL =
+    private static let importedAddressKeyExistsSQL = StatementSQL(
         "SELECT EXISTS (SELECT 1 FROM imported_address_keys_recent WHERE address_key = ?1) "
-        + "OR EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)"
+            + "OR EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
 
     private func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
         let probe = try cachedStatement(Self.importedAddressKeyExistsSQL)
@@ -67,8 +67,8 @@ extension SQLiteDatabase {
         return Self.walletRecord(statement)
     }
 
-    private static let insertRecentAddressKeySQL =
-        "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)"
+    private static let insertRecentAddressKeySQL = StatementSQL(
+        "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)")
 
     /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)``. In C
     /// (`bench/floor/address_index.c`, 100,000 rows, no address index) one row per statement took 8.85 us
