@@ -94,21 +94,23 @@ public struct ImportKeysAction: Action {
         /// Rows in flight when the playbook leaves `parallel` at 0: the import's memory is about that many
         /// rows' keys, requests and replies, so it is the same at 10,000 rows as at 1,000,000 once this many
         /// have been read.
-        public static let defaultRowsInFlight = 8_000
+        public static let defaultRowsInFlight = 9_000
 
         /// Batches in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows, at
-        /// least 2 batches (one prepared while another is written) and at most 8. Batches of 4,000 go 2 at
-        /// a time, as fast as 3, 4 or 8 at a time with a third less memory (docs/jobs.md "Performance").
+        /// least 2 batches (one prepared while another is written) and at most 8: 3 of 3,000, 8 of 1,000,
+        /// 8 of 100 keystores (docs/jobs.md "Performance").
         public static func defaultConcurrency(batchSize: Int) -> Int {
             max(2, min(8, defaultRowsInFlight / max(batchSize, 1)))
         }
 
-        /// Rows per batch when the playbook leaves `batch` at 0: 4,000 (one ImportWallets request, the
-        /// most a core takes, so the two attestations a request pays are spread thin), but 100 for
-        /// keystore files, where each row costs a scrypt of about half a second: a batch is the unit of
-        /// progress and output, and 4,000 of them would show nothing for a quarter of an hour.
+        /// Rows per batch when the playbook leaves `batch` at 0: 3,000 (one ImportWallets request, so the
+        /// two attestations a request pays are spread thin; three such batches in flight kept both cores
+        /// busier than two of 4,000, the most a core takes, in alternating runs: 3.23-3.53 against
+        /// 3.34-3.87 s for 100,000 Solana keys), but 100 for keystore files, where each row costs a scrypt
+        /// of about half a second: a batch is the unit of progress and output, and thousands of them would
+        /// show nothing for many minutes.
         public static func defaultBatchSize(for format: Format) -> Int {
-            format == .keystoreDirectory ? 100 : ImportWalletsRequest.maxWallets
+            format == .keystoreDirectory ? 100 : 3_000
         }
         public var coreURL: URL?
         /// The development attestation root to pin (default: the home's `attestation-root.pem`).

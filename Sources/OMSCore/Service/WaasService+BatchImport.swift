@@ -13,6 +13,8 @@ extension WaasService {
 
     /// Below this many items a batch is prepared on one task: splitting costs more than it saves.
     static let batchImportMinimumChunk = 32
+    /// The most items one preparation task takes.
+    static let batchImportChunk = 1000
 
     /// `Waas/ImportWallets` (a walletops extension, docs/import.md "Batched import"): up to 1000 keys
     /// sealed to one recipient key as the messages of one HPKE context, item `i` at sequence number `i`.
@@ -135,20 +137,23 @@ extension WaasService {
     /// Opens, validates and seals every item, in chunks over the cores (one HPKE recipient context per
     /// chunk: a context is not shared between threads). Results are in item order.
     ///
-    /// A batch is split only when no other is being prepared: batches that arrive together (the import
-    /// job keeps several in flight) already keep every core busy, and each further chunk would pay
-    /// another HPKE setup (decapsulation, P-256 key parsing: about 1.6 % of a Solana import's CPU at two
-    /// chunks per batch, docs/bench.md "Import CPU per key").
+    /// A batch goes as chunks of at most ``batchImportChunk`` items, tasks of the cooperative pool, so
+    /// a large batch prepared beside another still spreads over every core once the other is done (as a
+    /// single task it kept one core while the other idled: the import job keeps two batches of 4,000 in
+    /// flight). Below that, a batch is split over the cores only when no other is being prepared: each
+    /// further chunk pays another HPKE setup (decapsulation, P-256 key parsing: about 1.6 % of a Solana
+    /// import's CPU at two chunks of 500, docs/bench.md "Import CPU per key").
     func prepareImports(
         _ items: [ImportWalletsItem], suite: ImportSuite, recipientKey: SecretBytes, encapsulatedKey: [UInt8],
         keyId: String
     ) async throws -> [PreparedImport] {
         let others = importsPreparing.add(1, ordering: .relaxed).oldValue
         defer { importsPreparing.subtract(1, ordering: .relaxed) }
-        let workers =
+        let spread =
             others > 0
             ? 1
             : max(1, min(ProcessInfo.processInfo.activeProcessorCount, items.count / Self.batchImportMinimumChunk))
+        let workers = max(spread, (items.count + Self.batchImportChunk - 1) / Self.batchImportChunk)
         let chunk = (items.count + workers - 1) / workers
         // One clock reading for the batch: its wallet ids sort together (appended to the id index).
         let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
