@@ -33,7 +33,9 @@ import WalletCrypto
     }
 
     static func imported(_ chunk: [ImportItem]) -> [ImportItemResult] {
-        chunk.map { .imported(Wallet(id: "wal_x", address: "a", networkFamily: $0.networkFamily, keyOrigin: .imported)) }
+        chunk.map {
+            .imported(Wallet(id: "wal_x", address: "a", networkFamily: $0.networkFamily, keyOrigin: .imported))
+        }
     }
 
     @Test func shortReferencesGoAsRequestsOf4000() async throws {
@@ -98,7 +100,8 @@ import WalletCrypto
             -> ImportKeysAction.Configuration
         {
             ImportKeysAction.Configuration(
-                input: "in", format: format, type: nil, passwords: nil, output: "o", rejects: "r", concurrency: parallel,
+                input: "in", format: format, type: nil, passwords: nil, output: "o", rejects: "r",
+                concurrency: parallel,
                 batchSize: batch)
         }
         let csv = configuration(.base58CSV)

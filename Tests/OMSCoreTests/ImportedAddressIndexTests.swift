@@ -79,11 +79,13 @@ import Testing
         let first = "0x" + String(repeating: "3e", count: 20)
         let second = "0x" + String(repeating: "4f", count: 20)
         let (found, refused, plan) = try await store.write { db in
-            let stored = try db.insertWallet(Self.wallet("wal_a", first, .imported), project: "prj_t", sealedKey: [1], now: 1)
+            let stored = try db.insertWallet(
+                Self.wallet("wal_a", first, .imported), project: "prj_t", sealedKey: [1], now: 1)
             // A collision, made by hand: the second address's key pointing at the first wallet.
             let key = WalletAddressKey.of(project: "prj_t", address: second)
             try db.execute(
-                "INSERT INTO imported_address_keys(address_key, seq) VALUES (?, ?)", [.integer(key), .integer(stored.seq)])
+                "INSERT INTO imported_address_keys(address_key, seq) VALUES (?, ?)",
+                [.integer(key), .integer(stored.seq)])
             let found = try db.importedWallet(address: second, project: "prj_t")?.id
             let refused = try Self.insertRefused(db, Self.wallet("wal_b", second, .imported))
             let plan = try db.rows(
@@ -95,7 +97,8 @@ import Testing
         #expect(found == nil, "another address's key is not this address's wallet")
         #expect(!refused, "the import of the second address goes on")
         #expect(
-            !plan.contains("SCAN imported") && plan.components(separatedBy: "USING PRIMARY KEY (address_key=?)").count == 3,
+            !plan.contains("SCAN imported")
+                && plan.components(separatedBy: "USING PRIMARY KEY (address_key=?)").count == 3,
             "the probe searches both tiers' primary keys only: \(plan)")
         let both = try await store.write { db in
             try db.importedWallet(address: second, project: "prj_t")?.id

@@ -52,13 +52,16 @@ import Testing
     @Test func encodedSizeIsWhatAnItemAddsToTheRequest() {
         let material = BatchKeyMaterial(keyId: "rk_1", suite: "p256-sha256-aes256gcm", encapsulatedKey: "QUJD")
         let empty = ImportWalletsRequest(keyMaterial: material, wallets: []).jsonBytes().count
-        let references: [String?] = [nil, "", "plain-1", "q\"\\\n\r\t\u{1}\u{1f}🙂é", String(repeating: "\u{0}", count: 128)]
+        let references: [String?] = [
+            nil, "", "plain-1", "q\"\\\n\r\t\u{1}\u{1f}🙂é", String(repeating: "\u{0}", count: 128),
+        ]
         for keyBytes in [32, 64, 1, 100] {
             for family in [NetworkFamily.evm, .solana] {
                 for reference in references {
                     let ciphertext = CanonicalBase64.encode([UInt8](repeating: 7, count: keyBytes + 16))
                     let item = ImportWalletsItem(networkFamily: family, reference: reference, ciphertext: ciphertext)
-                    let size = ImportWalletsItem.encodedSize(keyBytes: keyBytes, networkFamily: family, reference: reference)
+                    let size = ImportWalletsItem.encodedSize(
+                        keyBytes: keyBytes, networkFamily: family, reference: reference)
                     let one = ImportWalletsRequest(keyMaterial: material, wallets: [item]).jsonBytes().count
                     let two = ImportWalletsRequest(keyMaterial: material, wallets: [item, item]).jsonBytes().count
                     // The first item has no comma before it; each later one has.

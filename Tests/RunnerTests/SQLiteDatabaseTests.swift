@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SQLiteKit
+import Synchronization
 import Testing
 
 @Suite struct SQLiteDatabaseTests {

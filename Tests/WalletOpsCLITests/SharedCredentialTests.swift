@@ -19,7 +19,8 @@ import Testing
         job.arguments =
             [
                 "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/create-wallets.yaml").path, "--home",
-                world.home.path, "--var", "count=1500", "--var", "batch=1", "--var", "parallel=8", "--var", "output=\(world.path("w.csv"))",
+                world.home.path, "--var", "count=1500", "--var", "batch=1", "--var", "parallel=8", "--var",
+                "output=\(world.path("w.csv"))",
             ] + (served ? ["--core", world.core] : [])
         job.standardOutput = output
         job.standardError = output

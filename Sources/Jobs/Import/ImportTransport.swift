@@ -48,7 +48,9 @@ struct ImportTransport: Sendable {
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
         let limit = RequestLimit()
         return ImportTransport { items in
-            try await importChunks(items, limit: limit) { chunk in try await client.importWallets(chunk, verifier: verifier) }
+            try await importChunks(items, limit: limit) { chunk in
+                try await client.importWallets(chunk, verifier: verifier)
+            }
         }
     }
 
@@ -111,7 +113,8 @@ struct ImportTransport: Sendable {
             chunkBytes = 0
         }
         for item in items {
-            let next = ImportItem(privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
+            let next = ImportItem(
+                privateKey: item.secret.secret, networkFamily: item.networkFamily, reference: item.reference)
             let size = next.encodedSize
             if chunk.count == limit || chunkBytes + size > ImportWalletsRequest.maxWalletsBytes { try await flush() }
             chunk.append(next)
