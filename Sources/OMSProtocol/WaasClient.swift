@@ -151,7 +151,7 @@ public struct WaasClient: Sendable {
 public struct WaasClientError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case missingCredential, invalidResponse
-        /// The caller's arguments cannot make a valid request (e.g. more than 1000 keys in one batch);
+        /// The caller's arguments cannot make a valid request (e.g. more than 4,000 keys in one batch);
         /// nothing was sent.
         case invalidArgument
         /// An attested reply's document did not verify (docs/import.md); never retryable.

@@ -16,7 +16,7 @@ extension WaasService {
     /// The most items one preparation task takes.
     static let batchImportChunk = 1000
 
-    /// `Waas/ImportWallets` (a walletops extension, docs/import.md "Batched import"): up to 1000 keys
+    /// `Waas/ImportWallets` (a walletops extension, docs/import.md "Batched import"): up to 4,000 keys
     /// sealed to one recipient key as the messages of one HPKE context, item `i` at sequence number `i`.
     ///
     /// The nonce write is queued first (awaited before the insert); the caller and the recipient key are
@@ -139,7 +139,7 @@ extension WaasService {
     ///
     /// A batch goes as chunks of at most ``batchImportChunk`` items, tasks of the cooperative pool, so
     /// a large batch prepared beside another still spreads over every core once the other is done (as a
-    /// single task it kept one core while the other idled: the import job keeps two batches of 4,000 in
+    /// single task it kept one core while the other idled, with the import job's few large batches in
     /// flight). Below that, a batch is split over the cores only when no other is being prepared: each
     /// further chunk pays another HPKE setup (decapsulation, P-256 key parsing: about 1.6 % of a Solana
     /// import's CPU at two chunks of 500, docs/bench.md "Import CPU per key").

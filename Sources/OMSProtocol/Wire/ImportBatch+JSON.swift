@@ -37,7 +37,8 @@ extension ImportWalletsResponse {
     public init(jsonBytes bytes: [UInt8]) throws(DecodingError) {
         self.init(
             results: try ReplyJSON.elements(
-                "results", of: bytes, reserving: ImportWalletsRequest.maxWallets, fast: ImportWalletsResult.read,
+                "results", of: bytes, reserving: ImportWalletsRequest.expectedItems(inBytes: bytes.count),
+                fast: ImportWalletsResult.read,
                 general: ImportWalletsResult.init(json:path:), failure: DecodingError.init))
     }
 
@@ -136,7 +137,8 @@ extension ImportWalletsRequest {
     /// Reads a well-formed request, or nil for anything else (the caller then lets the synthesized
     /// decoder say what is wrong, with its usual messages).
     public init?(jsonBytes bytes: [UInt8]) {
-        if let fast = JSONByteReader.read(bytes, Self.read) {
+        let capacity = Self.expectedItems(inBytes: bytes.count)
+        if let fast = JSONByteReader.read(bytes, { Self.read(&$0, reserving: capacity) }) {
             self = fast
             return
         }
@@ -167,7 +169,7 @@ extension ImportWalletsRequest {
 
     /// The request through ``JSONByteReader``; nil for anything it does not take (then read by the
     /// general parser above).
-    private static func read(_ reader: inout JSONByteReader) -> ImportWalletsRequest? {
+    private static func read(_ reader: inout JSONByteReader, reserving capacity: Int) -> ImportWalletsRequest? {
         var material: BatchKeyMaterial?
         var wallets: [ImportWalletsItem]?
         let read = reader.object { reader, key in
@@ -176,7 +178,7 @@ extension ImportWalletsRequest {
                 material = readMaterial(&reader)
                 return material != nil
             case "wallets" where wallets == nil:
-                wallets = reader.array(reserving: maxWallets, readItem)
+                wallets = reader.array(reserving: capacity, readItem)
                 return wallets != nil
             default: return false
             }

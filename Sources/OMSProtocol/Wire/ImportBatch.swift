@@ -47,6 +47,10 @@ public struct ImportWalletsRequest: Codable, Hashable, Sendable {
     /// batch's size sends that batch again in requests of this many.
     public static let legacyMaxWallets = 1000
 
+    /// The items to reserve room for when reading a request or reply of `bytes` bytes: no item or result
+    /// takes fewer than 40, and never more than ``maxWallets`` (a one-key reply does not reserve 4,000).
+    static func expectedItems(inBytes bytes: Int) -> Int { min(maxWallets, bytes / 40 + 1) }
+
     /// The bytes a client lets one request's `wallets` take: the served core refuses bodies above 1 MiB
     /// (`WaasService.maxBodyBytes`), and the key material and braces need well under 4 KiB.
     public static let maxWalletsBytes = (1 << 20) - 4096

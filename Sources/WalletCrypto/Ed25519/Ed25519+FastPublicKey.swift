@@ -1,4 +1,3 @@
-internal import COpenSSL
 internal import CSodium
 
 extension Ed25519 {
@@ -95,19 +94,21 @@ extension Ed25519 {
     ///
     /// One table row per digit (row j holds the multiples of 32^j·B), so the digits' multiples are simply
     /// added up: 52 mixed additions and no doubling. (Rows of 256^j·B and radix-16 digits, as in ref10,
-    /// take a table a third the size but 64 additions and 4 doublings: about a fifth more CPU.)
+    /// take a table a third the size but 64 additions and 4 doublings: 25-50 % more CPU per key in
+    /// `walletops-bench ed25519`, docs/bench.md "Ed25519 public keys".)
     static func basePointMultiple(
         scalar: UnsafePointer<UInt8>, digits: UnsafeMutablePointer<Int8>, table: Ed25519BaseTable
     ) -> Ed25519Point {
         recodeSignedRadix32(scalar: scalar, into: digits)
         var point = Ed25519Point.identity
-        for row in 0..<Ed25519BaseTable.rows {
+        for row in 0..<radix32Digits {
             point = point.adding(table.select(row: row, digit: digits[row]))
         }
         return point
     }
 
-    /// Signed radix-32 digits of a scalar below 2^255: 51 windows of 5 bits and a carry digit.
+    /// Signed radix-32 digits of a scalar below 2^255: 51 windows of 5 bits and a carry digit; the base
+    /// table has a row for each.
     static let radix32Digits = 52
 
     /// Writes the 52 signed radix-32 digits e_i in [-16, 16) (the last one 0 or 1) with Σ e_i·32^i = a,
@@ -117,20 +118,20 @@ extension Ed25519 {
     /// computed as (e + 16) >> 5, never by a comparison. Which bytes a window reads depends on its position
     /// alone, not on the scalar.
     static func recodeSignedRadix32(scalar: UnsafePointer<UInt8>, into digits: UnsafeMutablePointer<Int8>) {
-        for i in 0..<51 {
+        let windows = radix32Digits - 1
+        for i in 0..<windows {
             let bit = 5 * i
             let byte = bit >> 3
             let low = UInt16(scalar[byte])
             let high = byte + 1 < 32 ? UInt16(scalar[byte + 1]) << 8 : 0
             digits[i] = Int8(truncatingIfNeeded: ((low | high) >> UInt16(bit & 7)) & 31)
         }
-        digits[51] = 0
         var carry: Int8 = 0
-        for i in 0..<51 {
+        for i in 0..<windows {
             let e = digits[i] &+ carry
             carry = (e &+ 16) >> 5
             digits[i] = e &- (carry << 5)
         }
-        digits[51] = carry
+        digits[windows] = carry
     }
 }

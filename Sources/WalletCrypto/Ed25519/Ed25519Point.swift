@@ -118,7 +118,7 @@ struct Ed25519Point {
     /// are negated here (the results are products of two of them, so nothing changes) to keep every
     /// intermediate a sum rather than a difference of differences.
     @inline(__always)
-    func doubled(computingT: Bool = true) -> Ed25519Point {
+    func doubled() -> Ed25519Point {
         let aa = x.squared
         let bb = y.squared
         let cc = z.squared.doubled
@@ -126,7 +126,7 @@ struct Ed25519Point {
         let e = h - (x + y).squared  // -E: A + B - (X + Y)^2 = -2XY
         let g = aa - bb  // -G
         let f = g + cc  // -F
-        return Ed25519Point(x: e * f, y: g * h, z: f * g, t: computingT ? e * h : .zero)
+        return Ed25519Point(x: e * f, y: g * h, z: f * g, t: e * h)
     }
 
     // MARK: Encoding
