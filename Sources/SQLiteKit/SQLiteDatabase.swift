@@ -21,6 +21,8 @@ public final class SQLiteDatabase {
     private var keyedCache: [ObjectIdentifier: (key: StatementSQL, statement: Statement)] = [:]
     /// The busy handler's state, alive as long as the connection.
     private let busyWait: BusyWait
+    /// State the layers above keep with this connection (``attachment(_:orMake:)``), one per type.
+    private var attachments: [ObjectIdentifier: AnyObject] = [:]
 
     /// How the file is opened.
     public struct OpenFlags: OptionSet, Sendable {
@@ -184,6 +186,23 @@ public final class SQLiteDatabase {
         let statement = try Statement(database: self, sql: sql.text)
         keyedCache[id] = (sql, statement)
         return statement
+    }
+
+    /// The state of type `Value` kept with this connection, made by `make` on first use: for what the
+    /// layers above learn through this connection and may reuse on it (a summary of a table's contents,
+    /// say). Confined to the connection's thread like the connection itself.
+    public func attachment<Value: AnyObject>(_ type: Value.Type, orMake make: () -> Value) -> Value {
+        let id = ObjectIdentifier(type)
+        // Stored under its own type's identifier (here and in `attach`), so the cast cannot fail.
+        if let value = attachments[id] { return unsafeDowncast(value, to: Value.self) }
+        let value = make()
+        attachments[id] = value
+        return value
+    }
+
+    /// Keeps `value` with this connection, in place of any earlier state of its type.
+    public func attach<Value: AnyObject>(_ value: Value) {
+        attachments[ObjectIdentifier(Value.self)] = value
     }
 
     /// The rowid of the last row inserted on this connection.

@@ -51,7 +51,7 @@ import Testing
                 try db.importedWallet(address: addresses[5], project: "prj_other") == nil
             )
         }
-        #expect(brokenKeys == 0 && version == 6 && missing)
+        #expect(brokenKeys == 0 && version == Int64(CoreSchema.migrations.count) && missing)
         #expect(found == addresses.indices.map { [7, 299].contains($0) ? "-" : "wal_\($0)" })
         let (next, duplicate) = try await store.write { db -> (Int64, WaasError?) in
             let fresh = WalletRecord(

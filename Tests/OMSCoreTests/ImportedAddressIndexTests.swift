@@ -143,4 +143,103 @@ import Testing
         #expect(found == 600, "every wallet is found by its address")
         #expect(refusedSettled && refusedRecent)
     }
+
+    /// The writer's filter of the settled keys: built once enough new keys were probed, kept up to date
+    /// by the writer's own settles (so probes skip the settled tier), and never trusted once another
+    /// connection (another process on the same home) has settled keys: a key it settled is refused.
+    @Test func aFilterOfTheSettledKeysNeverHidesAnotherConnectionsSettle() async throws {
+        let tiers = AddressKeyTiers(recentLimit: 1, chunk: 4_096, checkEvery: 1, filterBuildAfter: 1)
+        let (store, url) = try Self.makeStore(tiers)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let address: @Sendable (Int) -> String = { "0x" + String(format: "%040x", $0 &* 2_654_435_761 % 1_000_003) }
+        for index in 0..<40 {
+            try await store.write { db in
+                _ = try db.insertWallet(
+                    Self.wallet("wal_a\(index)", address(index), .imported), project: "prj_t", sealedKey: [1], now: 1)
+            }
+        }
+        let (ownSettlesKeepItCurrent, recentAfterOwn) = try await store.write { db in
+            let version = try db.scalarInt("SELECT version FROM address_key_settlements") ?? 0
+            let filter = db.attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
+            return (filter.covers(version: version), try db.recentAddressKeyCount())
+        }
+        #expect(recentAfterOwn <= 1, "the writer settled its keys: \(recentAfterOwn) recent")
+        #expect(ownSettlesKeepItCurrent, "the writer's own settles keep its filter up to date")
+
+        // Another connection to the same file settles a key the first one's filter has never seen.
+        let other = try CoreStore(url: url, addressKeyTiers: tiers)
+        let key = address(1_000)
+        try await other.write { db in
+            _ = try db.insertWallet(Self.wallet("wal_b", key, .imported), project: "prj_t", sealedKey: [1], now: 1)
+        }
+        let settledByOther = try await other.write { db in
+            try db.scalarInt(
+                "SELECT count(*) FROM imported_address_keys WHERE address_key = ?",
+                [.integer(WalletAddressKey.of(project: "prj_t", address: key))])
+        }
+        #expect(settledByOther == 1, "the other connection settled the key")
+
+        let (refused, refusedOwn, coversAgain) = try await store.write { db in
+            let refused = try Self.insertRefused(db, Self.wallet("wal_c", key, .imported))
+            let refusedOwn = try Self.insertRefused(db, Self.wallet("wal_d", address(7), .imported))
+            let version = try db.scalarInt("SELECT version FROM address_key_settlements") ?? 0
+            let filter = db.attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
+            return (refused, refusedOwn, filter.covers(version: version))
+        }
+        #expect(refused, "a key another connection settled is refused, whatever this filter held")
+        #expect(refusedOwn, "a key this connection settled is refused")
+        #expect(coversAgain, "the filter was built again at the new version")
+    }
+
+    /// A settle whose transaction rolls back leaves the table at its old version; the filter, which took
+    /// the keys and the new random version, no longer matches and is not used.
+    @Test func aRolledBackSettleLeavesTheFilterOutOfDate() async throws {
+        let tiers = AddressKeyTiers(recentLimit: 1_000_000, chunk: 4_096, checkEvery: 1_000_000, filterBuildAfter: 1)
+        let (store, url) = try Self.makeStore(tiers)
+        defer { try? FileManager.default.removeItem(at: url) }
+        struct Abort: Error {}
+        let (before, coveredBefore, after, coveredAfter, settled) = try store.queue.sync { db in
+            let version = { try db.scalarInt("SELECT version FROM address_key_settlements") ?? 0 }
+            let filter = db.attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
+            try db.transaction {
+                _ = try db.insertWallet(
+                    Self.wallet("wal_1", "0x" + String(repeating: "5a", count: 20), .imported), project: "prj_t",
+                    sealedKey: [1], now: 1)
+            }
+            let before = try version()
+            let coveredBefore = filter.covers(version: before)
+            _ = try? db.transaction { () throws -> Void in
+                _ = try db.settleAddressKeys(from: Int64.min, limit: 4_096)
+                throw Abort()
+            }
+            let after = try version()
+            let settled = try db.scalarInt("SELECT count(*) FROM imported_address_keys")
+            return (before, coveredBefore, after, filter.covers(version: after), settled)
+        }
+        #expect(coveredBefore, "the first probe built the filter")
+        #expect(after == before && settled == 0, "the settle rolled back")
+        #expect(!coveredAfter, "the filter is out of date, not trusted")
+    }
+}
+
+/// The Bloom filter under the settled-key filter: no key it took is ever reported absent, and few
+/// others are reported present.
+@Suite struct AddressKeyBloomTests {
+    @Test func takenKeysAreAlwaysFoundAndFewOthersAre() {
+        var generator = SystemRandomNumberGenerator()
+        let taken = (0..<20_000).map { _ in Int64(bitPattern: generator.next()) }
+        var bloom = AddressKeyBloom(capacity: taken.count)
+        for key in taken { bloom.insert(key) }
+        #expect(taken.allSatisfy { bloom.mayContain($0) }, "no false absence")
+        // Small integers too: the keys are mixed, so sequential values spread as well as hashes.
+        var small = AddressKeyBloom(capacity: 1_000)
+        for key in Int64(0)..<1_000 { small.insert(key) }
+        #expect((Int64(0)..<1_000).allSatisfy { small.mayContain($0) })
+        let others = (0..<100_000).map { _ in Int64(bitPattern: generator.next()) }
+        let falseHits = others.filter { bloom.mayContain($0) }.count
+        #expect(falseHits < 2_000, "false hits \(falseHits) of 100,000 (about 0.5 % expected)")
+        let smallFalse = (Int64(1_000)..<101_000).filter { small.mayContain($0) }.count
+        #expect(smallFalse < 2_000, "false hits among sequential keys: \(smallFalse) of 100,000")
+        #expect(!bloom.isCrowded)
+    }
 }

@@ -31,3 +31,19 @@ extension CoreSchema {
             DROP INDEX wallets_by_address_key;
             """)
 }
+
+extension CoreSchema {
+    /// Migration 7: the settled tier's version, for the connections that keep a filter of its keys
+    /// (``SettledAddressKeyFilter``). Whatever writes `imported_address_keys` sets `version` to a new
+    /// random value in the same transaction (``SQLiteDatabase/settleAddressKeys(from:limit:)`` is the
+    /// only writer after migration 6), so a connection's filter of an earlier version is never trusted.
+    static let settledAddressKeyVersionMigration = SQLiteDatabase.Migration(
+        "7: a version of the settled address keys, changed by every transaction that settles keys",
+        sql: """
+            CREATE TABLE address_key_settlements (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                version INTEGER NOT NULL             -- random, new at every settle
+            );
+            INSERT INTO address_key_settlements(id, version) VALUES (1, 0);
+            """)
+}

@@ -94,5 +94,6 @@ enum CoreSchema {
         revokedAccessMigration,
         addressKeyMigration,
         importedAddressIndexMigration,
+        settledAddressKeyVersionMigration,
     ]
 }

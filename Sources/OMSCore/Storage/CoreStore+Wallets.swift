@@ -43,21 +43,41 @@ extension SQLiteDatabase {
             address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
     }
 
-    /// Whether either tier holds `key`: two primary-key probes and no table row read. Nearly every key
-    /// an import stores is new, and this answers those at about three quarters of the cost of
-    /// ``importedWalletByAddressSQL`` (in C, `bench/floor/address_index.c` mode 4 at 100,000 rows: 14.1-14.6
-    /// against 18.3-18.7 us per stored wallet), whose `seq IN (...)` builds a temporary index each time.
-    private static let importedAddressKeyExistsSQL = StatementSQL(
-        "SELECT EXISTS (SELECT 1 FROM imported_address_keys_recent WHERE address_key = ?1) "
-            + "OR EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
+    /// Whether the recent tier holds `key` (a primary-key probe, no table row read), and the settled
+    /// tier's version, in one statement: the version says whether this connection's filter of the
+    /// settled keys is up to date (``SettledAddressKeyFilter``).
+    private static let recentAddressKeyProbeSQL = StatementSQL(
+        "SELECT EXISTS (SELECT 1 FROM imported_address_keys_recent WHERE address_key = ?1), "
+            + "(SELECT version FROM address_key_settlements WHERE id = 1)")
+
+    /// Whether the settled tier holds `key`: a primary-key probe.
+    private static let settledAddressKeyProbeSQL = StatementSQL(
+        "SELECT EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
+
+    /// Whether either tier holds `key`. Nearly every key an import stores is new: the recent tier is
+    /// small and cached, and the settled tier is asked only when this connection's filter of its keys
+    /// may hold `key` (about 1 % of new keys) or is out of date. Existence probes only: the wallet row,
+    /// through ``importedWalletByAddressSQL`` (whose `seq IN (...)` builds a temporary index each time),
+    /// is read on a hit alone.
+    func importedAddressKeyIsHeld(_ key: Int64) throws -> Bool {
+        let probe = try cachedStatement(Self.recentAddressKeyProbeSQL)
+        try probe.bind(key, at: 1)
+        let row = try probe.step()
+        let recent = !row || probe.int64(at: 0) != 0
+        let version = row ? probe.int64(at: 1) : 0
+        probe.reset()
+        if recent { return true }
+        let filter = attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
+        guard try filter.mayHold(key, current: version, db: self) else { return false }
+        let settled = try cachedStatement(Self.settledAddressKeyProbeSQL)
+        defer { settled.reset() }
+        try settled.bind(key, at: 1)
+        return try settled.step() && settled.int64(at: 0) != 0
+    }
 
     private func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
-        let probe = try cachedStatement(Self.importedAddressKeyExistsSQL)
-        try probe.bind(key, at: 1)
-        let held = try probe.step() && probe.int64(at: 0) != 0
-        probe.reset()
         // The key is a hash of project and address: a hit may be another address's, so read the wallet.
-        guard held else { return nil }
+        guard try importedAddressKeyIsHeld(key) else { return nil }
         let statement = try cachedStatement(Self.importedWalletByAddressSQL)
         defer { statement.reset() }
         try statement.bind(key, at: 1)

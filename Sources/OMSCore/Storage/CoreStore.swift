@@ -65,6 +65,7 @@ public final class CoreStore: Sendable {
         // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
         configuration.temporaryStorageInMemory = true
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
+        queue.sync { db in db.attach(SettledAddressKeyFilter(buildAfter: addressKeyTiers.filterBuildAfter)) }
         // Opened after the writer has migrated the schema; SQLite's default 2 MiB cache.
         var readerConfiguration = SQLiteDatabase.Configuration.default
         readerConfiguration.flags = [.readWrite]
