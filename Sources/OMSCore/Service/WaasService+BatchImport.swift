@@ -4,10 +4,13 @@ import SQLiteKit
 import WalletCrypto
 
 extension WaasService {
-    /// An item of a batch after the CPU work: its key opened, validated, its address derived and the key
-    /// sealed under the KEK for its new wallet id; or why the item is refused.
+    /// An item of a batch after the CPU work: its key opened, validated, its address derived (and the
+    /// address's index key, ``WalletAddressKey``) and the key sealed under the KEK for its new wallet id;
+    /// or why the item is refused.
     enum PreparedImport: Sendable {
-        case ready(walletId: String, type: WalletType, address: String, reference: String?, sealedKey: [UInt8])
+        case ready(
+            walletId: String, type: WalletType, address: String, addressKey: Int64, reference: String?,
+            sealedKey: [UInt8])
         case refused(WaasError)
     }
 
@@ -60,13 +63,15 @@ extension WaasService {
             throw error
         }
         let recipientKey = try custody.open(sealedRecipientKey, for: material.keyId)
+        let project = call.project.id
         let prepared = try await prepareImports(
             request.wallets, suite: suite, recipientKey: recipientKey, encapsulatedKey: encapsulatedKey,
-            keyId: material.keyId)
+            keyId: material.keyId, project: project)
         let account = try await authentication.value()
-        let project = call.project.id
 
-        return try await store.write(weight: prepared.count) { [self] db in
+        // The writer only checks, inserts and notes each item's fate: the reply's wallets are built after
+        // the commit, off the writer's thread, which every batch in flight waits for.
+        let fates = try await store.write(weight: prepared.count) { [self] db in
             // Still the caller's to use: not revoked since the request was authenticated.
             guard try db.credential(credential, project: project)?.revokedAt == nil else {
                 throw WaasError(.unauthorized, "credential was revoked")
@@ -76,35 +81,64 @@ extension WaasService {
                 db, material.keyId, suite: suite, project: project, credential: credential, now: call.now)
             try db.execute(
                 "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
-            var results: [ImportWalletsResult] = []
-            results.reserveCapacity(prepared.count)
-            for (index, item) in prepared.enumerated() {
-                switch item {
-                case .refused(let error):
-                    results.append(ImportWalletsResult(error: ImportItemError(error)))
-                case .ready(let walletId, let type, let address, let reference, let sealedKey):
-                    let record = WalletRecord(
-                        seq: 0, id: walletId, accountId: account, type: type, address: address,
-                        reference: reference, keyOrigin: .imported)
-                    do {
-                        let stored = try db.insertWallet(
-                            record, project: project, sealedKey: sealedKey, now: call.now)
-                        results.append(ImportWalletsResult(wallet: stored.wire))
-                    } catch let error as WaasError where error.code == .addressAlreadyImported {
-                        // The holder is named only to its own account: a resumed import settles without
-                        // deriving anything, and another account's wallet stays undisclosed.
-                        let holder = try db.importedWallet(address: address, project: project)
-                        let own = holder.flatMap { $0.accountId == account ? $0.wire : nil }
-                        results.append(
-                            ImportWalletsResult(
-                                wallet: own,
-                                error: ImportItemError(
-                                    WaasError(.addressAlreadyImported, "wallets[\(index)]: \(error.message)"))))
-                    }
+            var fates: [ImportFate] = []
+            fates.reserveCapacity(prepared.count)
+            for item in prepared {
+                guard
+                    case .ready(let walletId, let type, let address, let addressKey, let reference, let sealedKey) =
+                        item
+                else {
+                    fates.append(.refused)
+                    continue
+                }
+                let record = WalletRecord(
+                    seq: 0, id: walletId, accountId: account, type: type, address: address, reference: reference,
+                    keyOrigin: .imported)
+                do {
+                    _ = try db.insertWallet(
+                        record, project: project, addressKey: addressKey, sealedKey: sealedKey, now: call.now)
+                    fates.append(.stored)
+                } catch let error as WaasError where error.code == .addressAlreadyImported {
+                    // The holder is named only to its own account: a resumed import settles without
+                    // deriving anything, and another account's wallet stays undisclosed.
+                    let holder = try db.importedWallet(address: address, project: project)
+                    fates.append(.duplicate(own: holder.flatMap { $0.accountId == account ? $0.wire : nil }, error))
                 }
             }
-            return ImportWalletsResponse(results: results)
+            return fates
         }
+        var results: [ImportWalletsResult] = []
+        results.reserveCapacity(prepared.count)
+        for (index, (item, fate)) in zip(prepared, fates).enumerated() {
+            switch (item, fate) {
+            case (.refused(let error), _):
+                results.append(ImportWalletsResult(error: ImportItemError(error)))
+            case (.ready(let walletId, let type, let address, _, let reference, _), .stored):
+                results.append(
+                    ImportWalletsResult(
+                        wallet: Wallet(
+                            id: walletId, address: address, networkFamily: type.networkFamily, keyOrigin: .imported,
+                            type: type, reference: reference)))
+            case (.ready, .duplicate(let own, let error)):
+                results.append(
+                    ImportWalletsResult(
+                        wallet: own,
+                        error: ImportItemError(
+                            WaasError(.addressAlreadyImported, "wallets[\(index)]: \(error.message)"))))
+            case (.ready, .refused):
+                preconditionFailure("a ready item is stored or a duplicate")
+            }
+        }
+        return ImportWalletsResponse(results: results)
+    }
+
+    /// What the writer did with a prepared item.
+    private enum ImportFate: Sendable {
+        case stored
+        /// Its address is held: by a wallet of the caller's account (`own`) or of another.
+        case duplicate(own: Wallet?, WaasError)
+        /// Refused before the write.
+        case refused
     }
 
     /// The sealed private half of recipient key `keyId` if it can serve an import by `credential` now.
@@ -145,7 +179,7 @@ extension WaasService {
     /// import's CPU at two chunks of 500, docs/bench.md "Import CPU per key").
     func prepareImports(
         _ items: [ImportWalletsItem], suite: ImportSuite, recipientKey: SecretBytes, encapsulatedKey: [UInt8],
-        keyId: String
+        keyId: String, project: String
     ) async throws -> [PreparedImport] {
         let others = importsPreparing.add(1, ordering: .relaxed).oldValue
         defer { importsPreparing.subtract(1, ordering: .relaxed) }
@@ -160,7 +194,7 @@ extension WaasService {
         if workers == 1 {
             return try prepareImports(
                 items, range: items.indices, suite: suite, recipientKey: recipientKey,
-                encapsulatedKey: encapsulatedKey, keyId: keyId, milliseconds: milliseconds)
+                encapsulatedKey: encapsulatedKey, keyId: keyId, project: project, milliseconds: milliseconds)
         }
         return try await withThrowingTaskGroup(of: (Int, [PreparedImport]).self) { group in
             for start in stride(from: 0, to: items.count, by: chunk) {
@@ -170,7 +204,8 @@ extension WaasService {
                         start,
                         try prepareImports(
                             items, range: range, suite: suite, recipientKey: recipientKey,
-                            encapsulatedKey: encapsulatedKey, keyId: keyId, milliseconds: milliseconds)
+                            encapsulatedKey: encapsulatedKey, keyId: keyId, project: project,
+                            milliseconds: milliseconds)
                     )
                 }
             }
@@ -189,7 +224,7 @@ extension WaasService {
     /// (`Ed25519.publicKeys(seeds:)`: one field inversion for the lot).
     private func prepareImports(
         _ items: [ImportWalletsItem], range: Range<Int>, suite: ImportSuite, recipientKey: SecretBytes,
-        encapsulatedKey: [UInt8], keyId: String, milliseconds: UInt64
+        encapsulatedKey: [UInt8], keyId: String, project: String, milliseconds: UInt64
     ) throws -> [PreparedImport] {
         let recipient: HPKE.Recipient
         do {
@@ -226,7 +261,9 @@ extension WaasService {
                     let (address, sealed) = try importedKey(
                         plaintext, type: type, walletId: walletId, sealer: sealer, nonce: nonce)
                     prepared[index - range.lowerBound] = .ready(
-                        walletId: walletId, type: type, address: address, reference: item.reference, sealedKey: sealed)
+                        walletId: walletId, type: type, address: address,
+                        addressKey: WalletAddressKey.of(project: project, address: address), reference: item.reference,
+                        sealedKey: sealed)
                 } catch let error as WaasError {
                     refuse(index, error)
                 }
@@ -238,8 +275,10 @@ extension WaasService {
                 do {
                     let key = try ImportedKeyParser.solanaKey(entry.read, derived: publicKey)
                     let sealed = try sealer.seal(key.seed, nonce: entry.nonce, for: entry.walletId)
+                    let address = publicKey.solanaAddress
                     prepared[entry.index - range.lowerBound] = .ready(
-                        walletId: entry.walletId, type: .solana, address: publicKey.solanaAddress,
+                        walletId: entry.walletId, type: .solana, address: address,
+                        addressKey: WalletAddressKey.of(project: project, address: address),
                         reference: items[entry.index].reference, sealedKey: sealed)
                 } catch let error as WaasError {
                     refuse(entry.index, error)

@@ -174,7 +174,17 @@ extension SQLiteDatabase {
     ///   enclave-made wallet's key is new and never leaves the core, so it is not checked (migration 6,
     ///   docs/core.md "Wallet storage").
     func insertWallet(_ wallet: WalletRecord, project: String, sealedKey: [UInt8], now: Int64) throws -> WalletRecord {
-        let addressKey = WalletAddressKey.of(project: project, address: wallet.address)
+        try insertWallet(
+            wallet, project: project, addressKey: WalletAddressKey.of(project: project, address: wallet.address),
+            sealedKey: sealedKey, now: now)
+    }
+
+    /// ``insertWallet(_:project:sealedKey:now:)`` with the address key computed by the caller, which must be
+    /// `WalletAddressKey.of(project:address:)`: a batch computes its keys on the cores before the write,
+    /// so that the writer, which every request in flight waits for, does not hash.
+    func insertWallet(
+        _ wallet: WalletRecord, project: String, addressKey: Int64, sealedKey: [UInt8], now: Int64
+    ) throws -> WalletRecord {
         if wallet.keyOrigin == .imported,
             try importedWallet(address: wallet.address, project: project, key: addressKey) != nil
         {
