@@ -1,7 +1,13 @@
 # walletops: the two commands of the README, and their helpers.
 # Every target first runs the bootstrap, which installs the Debian packages the build needs.
 SWIFT ?= swift
-SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# Swift code is compiled for the build machine's CPU family when it has Haswell's instructions (BMI2's
+# mulx, ADX, AVX2: every x86-64 server CPU since 2013). The Ed25519 field products then keep their operands
+# in registers: a quarter less CPU per public key (docs/bench.md "Ed25519 public keys"). A binary built so
+# stops with SIGILL on an older CPU; `make TARGET_CPU= ...` builds for baseline x86-64 (docs/bench.md).
+TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo && grep -qw adx /proc/cpuinfo \
+	&& grep -qw avx2 /proc/cpuinfo && echo haswell)
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
 
 .PHONY: all bootstrap build test demo bench bench-micro format format-check clean
