@@ -10,7 +10,7 @@
 #   BENCH_BUDGET (seconds, 120; full: 0 = none): a probe of BENCH_PROBE_ROWS (500) rows first; a create or
 #     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
 #   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
-#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (20000) in batches of BENCH_LATENCY_BATCH (1000)
+#   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (50000) in batches of BENCH_LATENCY_BATCH (1000)
 #   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
 #   BENCH_ROUNDS (2): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
@@ -35,7 +35,7 @@ KEYSTORES=${BENCH_KEYSTORES:-40}
 GRANTS=${BENCH_GRANTS:-$default_grants}
 SESSIONS=${BENCH_SESSIONS:-10000}
 NOOP=${BENCH_NOOP:-1000000}
-LATENCY_ROWS=${BENCH_LATENCY_ROWS:-20000}
+LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
 ROUNDS=${BENCH_ROUNDS:-2}
 CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
