@@ -35,8 +35,7 @@ extension WaasService {
         // Key generation and sealing are CPU work: done before the writer is held.
         let pair = try suite.hpke.kem.generateKeyPair()
         let sealed = try custody.seal(pair.privateKey, for: keyId)
-        return try await store.write { [self] db in
-            let caller = try authenticate(db, call)
+        return try await admittedWrite(call) { db, caller in
             try db.execute(
                 "DELETE FROM recipient_keys WHERE expires_at < ?", [.integer(call.now - Self.recipientKeyRetention)])
             try db.execute(

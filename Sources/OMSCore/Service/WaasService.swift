@@ -203,15 +203,34 @@ public final class WaasService: WaasRequestHandler {
     /// would fail at its nonce write, after its work: it is refused here instead, at once and for the
     /// same reason, since writes commit in the order queued and the later nonce's write comes first.
     func admit(_ call: Call) throws -> WriteTicket<String> {
+        try queueAdmitted(call) { [self] db in try authenticate(db, call).account.id }
+    }
+
+    /// The one write of a method that authenticates and works in the same transaction (GetRecipientKey),
+    /// queued as ``admit(_:)`` queues a nonce write: its nonce counts among the admitted ones. An
+    /// ImportWallets of the same client signed just before it, but arriving just after, is then refused
+    /// at once rather than after preparing thousands of keys (its nonce write, queued behind this one,
+    /// would fail). Awaited here.
+    func admittedWrite<T: Sendable>(
+        _ call: Call, _ body: @escaping @Sendable (SQLiteDatabase, Caller) throws -> T
+    ) async throws -> T {
+        try await queueAdmitted(call) { [self] db in try body(db, authenticate(db, call)) }.value()
+    }
+
+    /// Refuses `call` if a nonce at least as high was admitted on its credential, else records its nonce
+    /// and queues `write` (which advances the nonce) under the same lock: the writes go in the order the
+    /// nonces were admitted.
+    private func queueAdmitted<T: Sendable>(
+        _ call: Call, _ write: @escaping @Sendable (SQLiteDatabase) throws -> T
+    ) throws -> WriteTicket<T> {
         let header = try signature(of: call)
-        return try admittedNonces.withLock { admitted throws(WaasError) -> WriteTicket<String> in
+        return try admittedNonces.withLock { admitted throws(WaasError) -> WriteTicket<T> in
             if let last = admitted[header.credential], header.nonce <= last {
                 throw WaasError(.preconditionFailed, "nonce \(header.nonce) is not above the last one used (\(last))")
             }
             if admitted.count >= Self.admittedNoncesCap { admitted.removeAll() }
             admitted[header.credential] = header.nonce
-            // Queued under the lock: the writes go in the order the nonces were admitted.
-            return store.submit { [self] db in try authenticate(db, call).account.id }
+            return store.submit(write)
         }
     }
 
