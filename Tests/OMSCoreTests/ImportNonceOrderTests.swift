@@ -39,9 +39,17 @@ import WalletCrypto
         }
         let client = harness.client
         let verifier = harness.verifier
+        let service = harness.core.service
+        let admittedBefore = service.admittedNonces.withLock { $0.values.max() ?? 0 }
         let later = Task { try await client.recipientKey(verifier: verifier) }
-        // Its write is queued behind the held one once the core admitted it; give it the time to get there.
-        try await Task.sleep(for: .milliseconds(500))
+        // Its write is queued behind the held one once the core admitted its nonce (the only request that
+        // can raise the admitted nonces now): wait for that, 30 s at most.
+        for _ in 0..<3_000 where service.admittedNonces.withLock({ $0.values.max() ?? 0 }) <= admittedBefore {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(
+            service.admittedNonces.withLock { $0.values.max() ?? 0 } > admittedBefore,
+            "the recipient key request was admitted")
 
         // Answered while the writer is still held: refused on the admitted nonces, not at its nonce write.
         let wire = harness.wire

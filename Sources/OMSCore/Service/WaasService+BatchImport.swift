@@ -101,7 +101,7 @@ extension WaasService {
                 } catch let error as WaasError where error.code == .addressAlreadyImported {
                     // The holder is named only to its own account: a resumed import settles without
                     // deriving anything, and another account's wallet stays undisclosed.
-                    let holder = try db.importedWallet(address: address, project: project)
+                    let holder = try db.importedWallet(address: address, project: project, key: addressKey)
                     fates.append(.duplicate(own: holder.flatMap { $0.accountId == account ? $0.wire : nil }, error))
                 }
             }

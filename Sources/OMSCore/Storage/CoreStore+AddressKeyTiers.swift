@@ -16,7 +16,7 @@ struct AddressKeyTiers: Sendable {
     var checkEvery = 4_096
     /// Probes of new keys before the writer first builds its filter of the settled keys
     /// (``SettledAddressKeyFilter/buildAfter``).
-    var filterBuildAfter = 4_096
+    var filterBuildAfter = SettledAddressKeyFilter.defaultBuildAfter
 }
 
 extension SQLiteDatabase {
@@ -41,7 +41,7 @@ extension SQLiteDatabase {
         boundary.reset()
         let upper = last ?? Int64.max
         let old = try scalarInt("SELECT version FROM address_key_settlements WHERE id = 1") ?? 0
-        let filter = attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
+        let filter = settledAddressKeyFilter
         let keys = filter.covers(version: old) ? try recentAddressKeys(from: cursor, through: upper) : []
         let copy = try cachedStatement(
             "INSERT INTO imported_address_keys(address_key, seq) SELECT address_key, seq "

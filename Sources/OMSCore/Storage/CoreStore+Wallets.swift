@@ -56,7 +56,7 @@ extension SQLiteDatabase {
 
     /// Whether either tier holds `key`. Nearly every key an import stores is new: the recent tier is
     /// small and cached, and the settled tier is asked only when this connection's filter of its keys
-    /// may hold `key` (about 1 % of new keys) or is out of date. Existence probes only: the wallet row,
+    /// may hold `key` (0.1-2 % of new keys) or is out of date. Existence probes only: the wallet row,
     /// through ``importedWalletByAddressSQL`` (whose `seq IN (...)` builds a temporary index each time),
     /// is read on a hit alone.
     func importedAddressKeyIsHeld(_ key: Int64) throws -> Bool {
@@ -67,15 +67,16 @@ extension SQLiteDatabase {
         let version = row ? probe.int64(at: 1) : 0
         probe.reset()
         if recent { return true }
-        let filter = attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
-        guard try filter.mayHold(key, current: version, db: self) else { return false }
+        guard try settledAddressKeyFilter.mayHold(key, current: version, db: self) else { return false }
         let settled = try cachedStatement(Self.settledAddressKeyProbeSQL)
         defer { settled.reset() }
         try settled.bind(key, at: 1)
         return try settled.step() && settled.int64(at: 0) != 0
     }
 
-    private func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
+    /// ``importedWallet(address:project:)`` with the address key computed by the caller
+    /// (`WalletAddressKey.of(project:address:)`).
+    func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
         // The key is a hash of project and address: a hit may be another address's, so read the wallet.
         guard try importedAddressKeyIsHeld(key) else { return nil }
         let statement = try cachedStatement(Self.importedWalletByAddressSQL)

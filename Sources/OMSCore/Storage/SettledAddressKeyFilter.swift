@@ -7,8 +7,8 @@ import SQLiteKit
 /// leaf. Past about half a million imported wallets those leaves no longer fit the writer's 4 MiB page
 /// cache, and each probe became a read from the OS's page cache: at 1,000,000 rows an import spent more
 /// than a tenth of its time per key above the 100,000-row figure (README "Benchmarks"). The filter
-/// answers "not settled" from memory for all but about 1 % of new keys; a "maybe" probes the table as
-/// before, so the filter changes no answer, only the cost of reaching it.
+/// answers "not settled" from memory for all but 0.1-2 % of new keys (``AddressKeyBloom``); a "maybe"
+/// probes the table as before, so the filter changes no answer, only the cost of reaching it.
 ///
 /// It is exact about absence only while it covers every settled key, and other connections (other
 /// processes on the same home) settle keys too. So every transaction that writes the settled tier sets
@@ -33,7 +33,10 @@ final class SettledAddressKeyFilter {
     /// scanned key per eight probes, and a probe without the filter is what every probe cost before it.
     private var lastScanned = 0
 
-    init(buildAfter: Int = 4_096) {
+    /// ``buildAfter`` unless the store sets another (``AddressKeyTiers/filterBuildAfter``).
+    static let defaultBuildAfter = 4_096
+
+    init(buildAfter: Int = defaultBuildAfter) {
         self.buildAfter = max(buildAfter, 1)
     }
 
@@ -83,8 +86,10 @@ final class SettledAddressKeyFilter {
 }
 
 /// A blocked Bloom filter of 64-bit keys: a key sets 4 bits of one 64-bit word, so a lookup reads one
-/// word. Sized at 16 to 32 bits a key when built (about 0.3-0.5 % false hits), at most 2^21 words
-/// (16 MiB, about 13 million keys at 10 bits each; past that the false hits grow, answers stay right).
+/// word. Sized at 16 to 32 bits a key when built, rebuilt larger below 10, at most 2^21 words (16 MiB,
+/// about 13 million keys at 10 bits each; past that the false hits grow, answers stay right). False hits
+/// per million random absent keys, measured once (2026-11-30, a throwaway test over `AddressKeyBloom`):
+/// 5,436 at 16 bits a key, 819 at 32, 18,942 at 10.
 struct AddressKeyBloom {
     private var words: [UInt64]
     /// 64 minus log2 of the word count: a key's top bits (after mixing) pick its word.
@@ -127,5 +132,13 @@ struct AddressKeyBloom {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+extension SQLiteDatabase {
+    /// This connection's filter of the settled address keys: the writer's is attached by ``CoreStore``
+    /// with its tiers' build threshold; any other connection gets one with the default on first use.
+    var settledAddressKeyFilter: SettledAddressKeyFilter {
+        attachment(SettledAddressKeyFilter.self) { SettledAddressKeyFilter() }
     }
 }
