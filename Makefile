@@ -2,11 +2,13 @@
 # Every target first runs the bootstrap, which installs the Debian packages the build needs.
 SWIFT ?= swift
 # Swift code is compiled for the build machine's CPU family when it has Haswell's instructions (BMI2's
-# mulx, ADX, AVX2: every x86-64 server CPU since 2013). The Ed25519 field products then keep their operands
-# in registers: a quarter less CPU per public key (docs/bench.md "Ed25519 public keys"). A binary built so
-# stops with SIGILL on an older CPU; `make TARGET_CPU= ...` builds for baseline x86-64 (docs/bench.md).
+# mulx, ADX, AVX2: every x86-64 server CPU since 2013), or Skylake-SP's when it also has AVX-512 (F, CD,
+# BW, DQ, VL). The Ed25519 field products then keep their operands in registers, and the four-lane ones get
+# 32 vector registers and three-input logic (docs/bench.md "Ed25519 public keys", "The build target"). A
+# binary built so stops with SIGILL on an older CPU; `make TARGET_CPU= ...` builds for baseline x86-64.
 TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo && grep -qw adx /proc/cpuinfo \
-	&& grep -qw avx2 /proc/cpuinfo && echo haswell)
+	&& grep -qw avx2 /proc/cpuinfo && { for f in avx512f avx512cd avx512bw avx512dq avx512vl; do \
+	grep -qw $$f /proc/cpuinfo || { echo haswell; exit 0; }; done; echo skylake-avx512; })
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU))
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
 

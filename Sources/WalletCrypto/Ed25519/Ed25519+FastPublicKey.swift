@@ -18,8 +18,10 @@ extension Ed25519 {
     ///
     /// Per seed: SHA-512, clamp the first half into the scalar a, then a·B by 52 lookups in a table of
     /// multiples of B (built from B at first use) and 52 mixed additions, no doubling, in extended
-    /// coordinates. The points of a chunk of seeds are brought to affine form with one field inversion for
-    /// the whole chunk (Montgomery's trick) instead of one each: the inversion is about a quarter of a single derivation.
+    /// coordinates. Seeds go four at a time through ``Ed25519LanePoint`` (each field product multiplies
+    /// the four points' limbs with the same vector instructions), the last one to three alone. The points
+    /// of a chunk of seeds are brought to affine form with one field inversion for the whole chunk
+    /// (Montgomery's trick) instead of one each: the inversion is about a quarter of a single derivation.
     ///
     /// Constant time in the seeds: the scalar is recoded to signed radix-32 digits by arithmetic only, each
     /// lookup reads every entry of its table row and keeps one by masks, and the field arithmetic has no
@@ -39,12 +41,13 @@ extension Ed25519 {
         guard chunk > 0 else { return keys }
         let points = UnsafeMutablePointer<Ed25519Point>.allocate(capacity: chunk)
         let zs = UnsafeMutablePointer<Ed25519FieldElement>.allocate(capacity: 2 * chunk)
-        // hash (64 bytes) then digits (52, room for 64), wiped below: they are the secret scalar.
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 16)
+        // Per lane: hash (64 bytes) then digits (52, room for 64); then the lookup's 16 lane masks. Wiped
+        // below: they are the secret scalars.
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: scratchBytes, alignment: 64)
         defer {
             sodium_memzero(points, chunk * MemoryLayout<Ed25519Point>.stride)
             sodium_memzero(zs, 2 * chunk * MemoryLayout<Ed25519FieldElement>.stride)
-            sodium_memzero(scratch, 128)
+            sodium_memzero(scratch, scratchBytes)
             points.deallocate()
             zs.deallocate()
             scratch.deallocate()
@@ -52,11 +55,27 @@ extension Ed25519 {
         var start = 0
         while start < seeds.count {
             let count = min(chunk, seeds.count - start)
-            for i in 0..<count {
+            var i = 0
+            // Four seeds at a time in the lanes of one Ed25519LanePoint, the rest one by one.
+            while i + 4 <= count {
+                for lane in 0..<4 {
+                    seeds[start + i + lane].withUnsafeBytes { seed in
+                        clampedScalar(seed: seed.baseAddress!, into: scratch + lane * 128)
+                    }
+                }
+                let lanes = basePointMultiples(scratch: scratch, table: table)
+                for lane in 0..<4 {
+                    points[i + lane] = lanes.lane(lane)
+                    zs[i + lane] = points[i + lane].z
+                }
+                i += 4
+            }
+            while i < count {
                 seeds[start + i].withUnsafeBytes { seed in
                     points[i] = basePointMultiple(seed: seed.baseAddress!, table: table, scratch: scratch)
                 }
                 zs[i] = points[i].z
+                i += 1
             }
             Ed25519FieldElement.invertInPlace(zs, count: count, scratch: zs + chunk)
             for i in 0..<count {
@@ -79,15 +98,47 @@ extension Ed25519 {
     private static func basePointMultiple(
         seed: UnsafeRawPointer, table: Ed25519BaseTable, scratch: UnsafeMutableRawPointer
     ) -> Ed25519Point {
-        let hash = scratch.assumingMemoryBound(to: UInt8.self)
+        clampedScalar(seed: seed, into: scratch)
+        return basePointMultiple(
+            scalar: scratch.assumingMemoryBound(to: UInt8.self),
+            digits: (scratch + 64).assumingMemoryBound(to: Int8.self), table: table)
+    }
+
+    /// Bytes of scratch per derivation: four lanes of 128 (hash, digits), then 16 lane masks.
+    static let scratchBytes = 4 * 128 + 16 * MemoryLayout<SIMD4<UInt64>>.stride
+
+    /// SHA-512 of the 32-byte seed at `seed`, its first half clamped into the scalar a (RFC 8032 5.1.5
+    /// steps 1-2), written at `out` (64 bytes).
+    private static func clampedScalar(seed: UnsafeRawPointer, into out: UnsafeMutableRawPointer) {
+        let hash = out.assumingMemoryBound(to: UInt8.self)
         // libsodium's SHA-512: a plain function on the stack, where OpenSSL's EVP_Digest allocates and
         // frees a digest context per call.
         _ = crypto_hash_sha512(hash, seed.assumingMemoryBound(to: UInt8.self), 32)
-        // RFC 8032 5.1.5 step 2: clear the low 3 bits and bit 255, set bit 254.
+        // Clear the low 3 bits and bit 255, set bit 254.
         hash[0] &= 248
         hash[31] = (hash[31] & 127) | 64
-        return basePointMultiple(
-            scalar: hash, digits: (scratch + 64).assumingMemoryBound(to: Int8.self), table: table)
+    }
+
+    /// a_n·B in lane n for the four clamped scalars in `scratch` (lane n's at offset 128n, its digits
+    /// written after it); the 16 lane masks after the four lanes.
+    ///
+    /// The same 52 additions as ``basePointMultiple(scalar:digits:table:)``, four points at a time: each
+    /// product multiplies four pairs of limbs with one vector instruction.
+    static func basePointMultiples(scratch: UnsafeMutableRawPointer, table: Ed25519BaseTable) -> Ed25519LanePoint {
+        for lane in 0..<4 {
+            let base = scratch + lane * 128
+            recodeSignedRadix32(
+                scalar: base.assumingMemoryBound(to: UInt8.self), into: (base + 64).assumingMemoryBound(to: Int8.self))
+        }
+        let digits = UnsafePointer((scratch + 64).assumingMemoryBound(to: Int8.self))
+        let masks = (scratch + 4 * 128).bindMemory(to: SIMD4<UInt64>.self, capacity: 16)
+        var point = Ed25519LanePoint.identity
+        for row in 0..<radix32Digits {
+            let rowDigits = SIMD4<Int64>(
+                Int64(digits[row]), Int64(digits[128 + row]), Int64(digits[256 + row]), Int64(digits[384 + row]))
+            point = point.adding(table.selectLanes(row: row, digits: rowDigits, masks: masks))
+        }
+        return point
     }
 
     /// a·B for the 32-byte little-endian scalar a < 2^255 at `scalar`; `digits` holds 52 bytes of scratch.

@@ -27,11 +27,22 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
     /// as its canonical value in four little-endian words.
     private let words: UnsafeMutablePointer<UInt64>
 
+    /// Words per entry of the lane form: three elements of ten ``Ed25519LaneField`` limbs, one word each.
+    static let laneEntryWords = 30
+
+    /// The same entries in the lane form (rows × multiples × laneEntryWords words, 195 KiB), for
+    /// ``selectLanes(row:digits:masks:)``: each limb is broadcast to the four lanes as it is read.
+    private let laneWords: UnsafeMutablePointer<UInt64>
+
     private init() {
         let count = Self.rows * Self.multiples * Self.entryWords
         words = UnsafeMutableRawPointer.allocate(byteCount: count * 8, alignment: 64).bindMemory(
             to: UInt64.self, capacity: count)
         words.initialize(repeating: 0, count: count)
+        let laneCount = Self.rows * Self.multiples * Self.laneEntryWords
+        laneWords = UnsafeMutableRawPointer.allocate(byteCount: laneCount * 8, alignment: 64).bindMemory(
+            to: UInt64.self, capacity: laneCount)
+        laneWords.initialize(repeating: 0, count: laneCount)
         var rowBase = Ed25519Point.base
         for row in 0..<Self.rows {
             let step = Precomputed(x: rowBase.x, y: rowBase.y)
@@ -53,9 +64,12 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
     }
 
     private func store(_ entry: Precomputed, at offset: Int) {
+        let laneOffset = offset / Self.entryWords * Self.laneEntryWords
         for (index, element) in [entry.yPlusX, entry.yMinusX, entry.xy2d].enumerated() {
             let base = words + offset + index * 4
             (base[0], base[1], base[2], base[3]) = element.canonicalWords
+            let limbs = Ed25519LaneField.limbs(words: base[0], base[1], base[2], base[3])
+            (laneWords + laneOffset + index * 10).update(from: limbs, count: 10)
         }
     }
 
@@ -88,6 +102,52 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
             yMinusX: Field(words: yMinusX[0], yMinusX[1], yMinusX[2], yMinusX[3]),
             xy2d: Field(words: xy2d[0], xy2d[1], xy2d[2], xy2d[3])
         ).negated(mask: sign)
+    }
+}
+
+extension Ed25519BaseTable {
+    typealias LaneField = Ed25519LaneField
+    typealias Lanes = Ed25519LaneField.Lanes
+
+    /// digit_n·32^row·B in lane n, for four digits in [-16, 16], in constant time; `masks` has room for 16
+    /// lane masks (secret: the caller wipes it).
+    ///
+    /// As ``select(row:digit:)``, lane by lane: every entry of the row is read for every lane and kept by
+    /// masks, the sign applied by masked swaps.
+    @inline(__always)
+    func selectLanes(row: Int, digits: SIMD4<Int64>, masks: UnsafeMutablePointer<Lanes>)
+        -> Ed25519LanePoint.Precomputed
+    {
+        let sign = Lanes(truncatingIfNeeded: digits &>> 63)  // all ones in the negative lanes
+        let magnitude = Lanes(truncatingIfNeeded: (digits ^ (digits &>> 63)) &- (digits &>> 63))
+        for k in 0..<Self.multiples {
+            // (m ^ k) - 1 has its top bit set only when m == k (both are at most 16).
+            masks[k] = Lanes() &- (((magnitude ^ Lanes(repeating: UInt64(k + 1))) &- 1) &>> 63)
+        }
+        let isZero = Lanes() &- ((magnitude &- 1) &>> 63)
+        let row = UnsafePointer(laneWords + row * Self.multiples * Self.laneEntryWords)
+        @inline(__always) func limb(_ index: Int) -> Lanes {
+            var value = Lanes()
+            for k in 0..<Self.multiples {
+                value |= Lanes(repeating: row[k * Self.laneEntryWords + index]) & masks[k]
+            }
+            return value
+        }
+        @inline(__always) func element(_ first: Int, plus identity: Lanes) -> LaneField {
+            LaneField(
+                v0: limb(first) | identity, v1: limb(first + 1), v2: limb(first + 2), v3: limb(first + 3),
+                v4: limb(first + 4), v5: limb(first + 5), v6: limb(first + 6), v7: limb(first + 7),
+                v8: limb(first + 8), v9: limb(first + 9))
+        }
+        // The identity (y + x = y - x = 1, 2dxy = 0) where the digit is 0.
+        let one = isZero & Lanes(repeating: 1)
+        let yPlusX = element(0, plus: one)
+        let yMinusX = element(10, plus: one)
+        let xy2d = element(20, plus: Lanes())
+        // Negation swaps y + x with y - x and negates 2d·x·y (the entry is canonical, so tight).
+        return Ed25519LanePoint.Precomputed(
+            yPlusX: .select(yPlusX, yMinusX, mask: sign), yMinusX: .select(yMinusX, yPlusX, mask: sign),
+            xy2d: .select(xy2d, LaneField.zero - xy2d, mask: sign))
     }
 }
 
