@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CSodium
 import Foundation
 
 /// An OpenSSL message-digest context; copied on write so the public hash structs have value semantics.
@@ -63,7 +64,28 @@ public struct SHA256 {
     public init() {}
 
     /// The 32-byte SHA-256 digest of `data`.
-    public static func hash(data: some ContiguousBytes) -> [UInt8] { DigestContext.hash(.sha256, data) }
+    public static func hash(data: some ContiguousBytes) -> [UInt8] {
+        withInputBytes(data) { pointer, count in
+            guard count <= shortInput else { return DigestContext.hash(.sha256, data) }
+            return [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
+                hash(UnsafeRawBufferPointer(start: pointer, count: count), into: buffer.baseAddress!)
+                initialized = byteCount
+            }
+        }
+    }
+
+    /// Inputs up to this many bytes are hashed by ``hash(_:into:)``; longer ones by OpenSSL, whose SHA
+    /// extensions win once the input is a few blocks long.
+    static let shortInput = 1024
+
+    /// The SHA-256 digest of the bytes of `input`, written at `digest` (32 bytes): libsodium's plain
+    /// function, with no context to allocate (OpenSSL's `EVP_Digest` makes and frees one per call). For
+    /// short inputs hashed per item, such as an address's index key.
+    public static func hash(_ input: UnsafeRawBufferPointer, into digest: UnsafeMutableRawPointer) {
+        _ = crypto_hash_sha256(
+            digest.assumingMemoryBound(to: UInt8.self), input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            UInt64(input.count))
+    }
 
     /// Absorbs more input.
     public mutating func update(data: some ContiguousBytes) {

@@ -2,6 +2,7 @@ import Foundation
 import OMSProtocol
 import SQLiteKit
 import Testing
+import WalletCrypto
 
 @testable import OMSCore
 
@@ -69,6 +70,27 @@ import Testing
         #expect(!plan.contains("SCAN"), "the lookup searches primary keys only: \(plan)")
         #expect(foundImported == "wal_i")
         #expect(foundMade == nil, "an enclave-made wallet is not an import's duplicate")
+    }
+
+    /// Address keys are stored (migration 5), so their definition may never change: the first 8 bytes,
+    /// big-endian, of SHA-256 over project, a zero byte and the address: checked against the incremental
+    /// hash (OpenSSL) and against one value computed by coreutils.
+    @Test func theAddressKeyIsTheDocumentedHash() {
+        var compared = 0
+        for (project, address) in [
+            ("prj_t", "0x" + String(repeating: "3e", count: 20)), ("", ""),
+            ("prj_ü", "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"),
+            ("p", String(repeating: "z", count: 2000)),
+        ] {
+            var hash = SHA256()
+            hash.update(data: Array(project.utf8) + [0] + Array(address.utf8))
+            let expected = hash.finalize().prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(WalletAddressKey.of(project: project, address: address) == Int64(bitPattern: expected))
+            compared += 1
+        }
+        #expect(compared == 4)
+        // `printf 'prj_t\0abc' | sha256sum` (coreutils) = 17695b4f76937fbc5a3c...
+        #expect(WalletAddressKey.of(project: "prj_t", address: "abc") == Int64(bitPattern: 0x1769_5b4f_7693_7fbc))
     }
 
     /// The address key is a 64-bit hash of project and address, so a key held by another address is a

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
-import WalletCrypto
+
+@testable import WalletCrypto
 
 /// FIPS 180-4 example values ("abc", the 448-bit message, the empty string) and incremental hashing.
 @Suite struct SHA2Tests {
@@ -16,6 +17,32 @@ import WalletCrypto
         #expect(
             Hex.encode(SHA256.hash(data: Self.twoBlock))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    /// One-shot hashes go through libsodium up to `SHA256.shortInput` bytes and OpenSSL beyond: both agree
+    /// with the incremental hash (always OpenSSL) at every length across the switch, and with FIPS 180-4's
+    /// million "a".
+    @Test func sha256ShortAndLongInputsAgree() {
+        let bytes = (0..<(SHA256.shortInput + 70)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        var mismatches: [Int] = []
+        for count in 0...bytes.count {
+            var incremental = SHA256()
+            incremental.update(data: bytes[..<count])
+            let oneShot = SHA256.hash(data: bytes[..<count])
+            var intoBuffer = [UInt8](repeating: 0, count: 32)
+            bytes.withUnsafeBytes { input in
+                intoBuffer.withUnsafeMutableBytes { digest in
+                    SHA256.hash(UnsafeRawBufferPointer(rebasing: input[..<count]), into: digest.baseAddress!)
+                }
+            }
+            if oneShot != incremental.finalize() || intoBuffer != oneShot {
+                mismatches.append(count)
+            }
+        }
+        #expect(mismatches.isEmpty)
+        #expect(
+            Hex.encode(SHA256.hash(data: [UInt8](repeating: 0x61, count: 1_000_000)))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func sha384KnownAnswers() {

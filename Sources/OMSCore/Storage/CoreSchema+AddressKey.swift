@@ -14,14 +14,28 @@ import WalletCrypto
 /// writer's transaction; a key collision only makes two wallets share an index entry.
 enum WalletAddressKey {
     static func of(project: String, address: String) -> Int64 {
-        // One buffer and one hash call: this runs for every wallet inserted or looked up by address.
-        var input = Array(project.utf8)
-        input.append(0)
-        input.append(contentsOf: address.utf8)
-        let digest = SHA256.hash(data: input)
-        var key: UInt64 = 0
-        for byte in digest.prefix(8) { key = key << 8 | UInt64(byte) }
-        return Int64(bitPattern: key)
+        // One stack buffer and one hash call, nothing allocated: this runs for every wallet inserted or
+        // looked up by address.
+        var project = project
+        var address = address
+        return project.withUTF8 { project in
+            address.withUTF8 { address in
+                let count = project.count + 1 + address.count
+                return withUnsafeTemporaryAllocation(byteCount: count + 32, alignment: 8) { buffer in
+                    let base = buffer.baseAddress!
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[..<project.count]).copyMemory(
+                        from: UnsafeRawBufferPointer(project))
+                    buffer[project.count] = 0
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[(project.count + 1)..<count]).copyMemory(
+                        from: UnsafeRawBufferPointer(address))
+                    let digest = base + count
+                    SHA256.hash(UnsafeRawBufferPointer(start: base, count: count), into: digest)
+                    var key: UInt64 = 0
+                    for index in 0..<8 { key = key << 8 | UInt64(digest.load(fromByteOffset: index, as: UInt8.self)) }
+                    return Int64(bitPattern: key)
+                }
+            }
+        }
     }
 }
 
