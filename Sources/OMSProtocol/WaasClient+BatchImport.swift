@@ -51,18 +51,13 @@ extension WaasClient {
     ///     ``ImportItem/encodedSize`` add up to at most ``ImportWalletsRequest/maxWalletsBytes``.
     ///   - suite: the HPKE suite (default `p256-sha256-aes256gcm`).
     ///   - verifier: the attestation checks for the service's environment.
-    ///   - recipient: a recipient key this client already fetched and verified with ``recipientKey(suite:verifier:)``
-    ///     for this suite and not used yet (a caller fetches the next batch's key while this one is sealed
-    ///     and imported); nil: fetched here. A key used or expired meanwhile fails the call with
-    ///     KeyNotFound or KeyExpired before anything is imported.
     /// - Returns: one result per item, in order.
     /// - Throws: `WaasClientError` `.invalidArgument` (more than 4000 items or bytes, nothing sent),
     ///   `.attestationVerificationFailed` (not retryable) or `.invalidResponse`; `WaasError` for a
     ///   batch-level refusal (e.g. KeyNotFound for a used recipient key). A failure after the
     ///   ImportWallets request was sent leaves it unknown which items the core stored.
     public func importWallets(
-        _ items: [ImportItem], suite: ImportSuite = .default, verifier: AttestationVerifier,
-        recipient: (keyId: String, publicKey: [UInt8])? = nil
+        _ items: [ImportItem], suite: ImportSuite = .default, verifier: AttestationVerifier
     ) async throws -> [ImportItemResult] {
         let method = WaasMethod.importWallets
         guard !items.isEmpty else { return [] }
@@ -78,14 +73,9 @@ extension WaasClient {
                 "ImportWallets: the \(items.count) keys take \(size) bytes, at most "
                     + "\(ImportWalletsRequest.maxWalletsBytes) per request: send them in smaller batches")
         }
-        let key: (keyId: String, publicKey: [UInt8])
-        if let recipient {
-            key = recipient
-        } else {
-            key = try await recipientKey(suite: suite, verifier: verifier)
-        }
+        let recipient = try await recipientKey(suite: suite, verifier: verifier)
         let sender = try HPKE.Sender(
-            suite: suite.hpke, recipientKey: key.publicKey, info: ImportBinding.info(keyId: key.keyId))
+            suite: suite.hpke, recipientKey: recipient.publicKey, info: ImportBinding.info(keyId: recipient.keyId))
         var wallets: [ImportWalletsItem] = []
         wallets.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
@@ -99,7 +89,7 @@ extension WaasClient {
         }
         let request = ImportWalletsRequest(
             keyMaterial: BatchKeyMaterial(
-                keyId: key.keyId, suite: suite.rawValue,
+                keyId: recipient.keyId, suite: suite.rawValue,
                 encapsulatedKey: CanonicalBase64.encode(sender.encapsulatedKey)),
             wallets: wallets)
         let (reply, _) = try await attestedReply(method, body: request.jsonBytes(), verifier: verifier)

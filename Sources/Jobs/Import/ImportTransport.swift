@@ -45,55 +45,12 @@ struct ImportTransport: Sendable {
     /// before the batch's CPU work, so batches signed in order are admitted in order and prepared at the
     /// same time (docs/import.md "Batched import"); the rare one that arrives out of order is refused
     /// before its work is used and sent again under a fresh nonce by the client.
-    ///
-    /// Each request's recipient key was fetched while the one before it was being sealed and imported
-    /// (``RecipientKeys``): a GetRecipientKey waits its turn at the core's writer behind the bulk inserts
-    /// of the batches in flight, and a batch that had to ask for its key when it was formed waited for
-    /// that before any of its keys could be sealed. A key that went stale meanwhile (KeyNotFound,
-    /// KeyExpired: a run paused for minutes) is refused before anything is imported, and the request is
-    /// sent again with a key fetched for it.
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
         let limit = RequestLimit()
-        let keys = RecipientKeys(client: client, verifier: verifier)
         return ImportTransport { items in
             try await importChunks(items, limit: limit) { chunk in
-                do {
-                    return try await client.importWallets(chunk, verifier: verifier, recipient: try await keys.next())
-                } catch let error as WaasError where error.code == .keyNotFound || error.code == .keyExpired {
-                    return try await client.importWallets(chunk, verifier: verifier)
-                }
+                try await client.importWallets(chunk, verifier: verifier)
             }
-        }
-    }
-
-    /// Attested recipient keys fetched one request ahead: ``next()`` hands out the key fetched at the
-    /// previous call (or fetches one) and, from the second call on, starts fetching the following one
-    /// (a run of one request asks for one key; a longer one leaves one key unused, which expires).
-    final class RecipientKeys: Sendable {
-        typealias Key = (keyId: String, publicKey: [UInt8])
-        private let client: WaasClient
-        private let verifier: AttestationVerifier
-        private let state = Mutex<(ahead: Task<Key, any Error>?, calls: Int)>((nil, 0))
-
-        init(client: WaasClient, verifier: AttestationVerifier) {
-            self.client = client
-            self.verifier = verifier
-        }
-
-        deinit { state.withLock { $0.ahead?.cancel() } }
-
-        func next() async throws -> Key {
-            let taken = state.withLock { state -> Task<Key, any Error> in
-                let taken = state.ahead ?? fetch()
-                state.ahead = state.calls > 0 ? fetch() : nil
-                state.calls += 1
-                return taken
-            }
-            return try await taken.value
-        }
-
-        private func fetch() -> Task<Key, any Error> {
-            Task { [client, verifier] in try await client.recipientKey(verifier: verifier) }
         }
     }
 
