@@ -49,6 +49,47 @@ import Testing
         #expect(try await store.read { db in try db.setting("after") } == "1")
     }
 
+    /// Light writes queued while a group runs join its transaction before its COMMIT (one commit, one
+    /// fsync, instead of one more commit after it); a heavy write queued behind them waits for the next
+    /// transaction; a light write that fails still fails alone.
+    @Test func lightWritesQueuedDuringAGroupShareItsCommit() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
+        let before = store.commits
+        let inWrite = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let held = store.submit { db -> Bool in
+            try db.setSetting("held", "1")
+            inWrite.signal()
+            return release.wait(timeout: .now() + 30) == .success
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                inWrite.wait()
+                continuation.resume()
+            }
+        }
+        // Queued while the held write runs: three light writes, one light write that fails, one heavy one.
+        let light = (0..<3).map { index in store.submit { db in try db.setSetting("light\(index)", "1") } }
+        let failing = store.submit { db -> Void in
+            try db.setSetting("failing", "1")
+            throw Refused()
+        }
+        let heavy = store.submit(weight: CoreStore.groupWeightLimit + 1) { db in try db.setSetting("heavy", "1") }
+        release.signal()
+        #expect(try await held.value())
+        for ticket in light { try await ticket.value() }
+        await #expect(throws: Refused.self) { try await failing.value() }
+        try await heavy.value()
+        #expect(store.commits - before == 2, "the held and the light writes in one transaction, the heavy one next")
+        let stored = try await store.read { db in
+            try ["held", "light0", "light1", "light2", "failing", "heavy"].map { try db.setting($0) != nil }
+        }
+        #expect(stored == [true, true, true, true, false, true])
+    }
+
     /// Reads run on their own connection: one finishes while a write holds the writer, seeing the last
     /// commit and not the open transaction; a submitted write keeps its place and answers later.
     @Test func readsDoNotWaitForTheWriterAndSubmittedWritesKeepTheirOrder() async throws {

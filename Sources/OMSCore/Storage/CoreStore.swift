@@ -81,6 +81,18 @@ public final class CoreStore: Sendable {
     /// grow memory with the number in flight. A write heavier than the limit still goes, alone.
     static let groupWeightLimit = 2000
 
+    /// A write this light (a nonce, a recipient key, a revocation) that was queued while a group ran joins
+    /// that group's transaction before its COMMIT, up to ``lateJoinLimit`` of them: it shares the fsync
+    /// instead of waiting for the group's and then paying its own. A bulk insert of the batch import holds
+    /// the writer for tens of milliseconds, and the next batches' small writes queued behind it cost a
+    /// commit of their own each time (about three commits per batch of 3,000 keys before).
+    static let lateJoinWeight = 8
+    static let lateJoinLimit = 256
+
+    /// Transactions committed by this store's writer, for tests.
+    var commits: Int { committed.load(ordering: .relaxed) }
+    private let committed = Atomic<Int>(0)
+
     /// Runs `body` atomically: every change a request makes commits together or not at all, and is
     /// durable when this returns. `weight`: the rows it changes, about (bulk writes; default 1).
     func write<T: Sendable>(weight: Int = 1, _ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws
@@ -149,9 +161,11 @@ public final class CoreStore: Sendable {
                 return Array(state.writes.prefix(taken))
             }
             if writes.isEmpty { return }
-            let answers = queue.sync { db in Self.commit(writes, db) }
+            let (answers, weight, didCommit) = queue.sync { db in
+                Self.commit(writes, db, late: { [self] in lateLightWrites() })
+            }
+            if didCommit { committed.add(1, ordering: .relaxed) }
             for answer in answers { answer() }
-            let weight = writes.reduce(0) { $0 + $1.weight }
             let due = pending.withLock { state -> Bool in
                 state.weightSinceTierCheck += weight
                 guard state.weightSinceTierCheck >= tiers.checkEvery else { return false }
@@ -186,26 +200,53 @@ public final class CoreStore: Sendable {
         }
     }
 
-    /// One transaction for `writes`; returns their answers, to give after the commit.
-    private static func commit(_ writes: [PendingWrite], _ db: SQLiteDatabase) -> [@Sendable () -> Void] {
+    /// The light writes at the head of the queue (``lateJoinWeight``), at most ``lateJoinLimit``, taken
+    /// off it: they join the transaction being committed. Oldest first and a prefix of the queue, so the
+    /// writes still commit in the order they were submitted.
+    private func lateLightWrites() -> [PendingWrite] {
+        pending.withLock { state in
+            var taken = 0
+            while taken < min(state.writes.count, Self.lateJoinLimit)
+                && state.writes[taken].weight <= Self.lateJoinWeight
+            {
+                taken += 1
+            }
+            defer { state.writes.removeFirst(taken) }
+            return Array(state.writes.prefix(taken))
+        }
+    }
+
+    /// One transaction for `writes`, then for the light writes `late` hands over once they have run;
+    /// returns the answers of all of them, to give after the commit, their weight, and whether the
+    /// transaction committed.
+    private static func commit(_ writes: [PendingWrite], _ db: SQLiteDatabase, late: () -> [PendingWrite]) -> (
+        answers: [@Sendable () -> Void], weight: Int, committed: Bool
+    ) {
+        let weightOf = { (writes: [PendingWrite]) in writes.reduce(0) { $0 + $1.weight } }
         do {
             try db.execute("BEGIN IMMEDIATE")
         } catch {
-            return writes.map { write in { write.fail(error) } }
+            return (writes.map { write in { write.fail(error) } }, weightOf(writes), false)
         }
         var answers: [@Sendable ((any Error)?) -> Void] = []
         var failure: (any Error)?
-        for (index, write) in writes.enumerated() {
-            answers.append(write.run(db))
-            // SQLite rolls the whole transaction back on some errors (I/O, full disk): nothing of the
-            // batch is left to commit, and the writes not yet run must not run outside a transaction.
-            if !db.isInTransaction {
-                let error = SQLiteError(code: 1, message: "the transaction was rolled back")
-                failure = error
-                for rest in writes[(index + 1)...] { answers.append { _ in rest.fail(error) } }
-                break
+        var weight = 0
+        func run(_ batch: [PendingWrite]) {
+            weight += weightOf(batch)
+            for (index, write) in batch.enumerated() {
+                answers.append(write.run(db))
+                // SQLite rolls the whole transaction back on some errors (I/O, full disk): nothing of the
+                // batch is left to commit, and the writes not yet run must not run outside a transaction.
+                if !db.isInTransaction {
+                    let error = SQLiteError(code: 1, message: "the transaction was rolled back")
+                    failure = error
+                    for rest in batch[(index + 1)...] { answers.append { _ in rest.fail(error) } }
+                    return
+                }
             }
         }
+        run(writes)
+        if failure == nil { run(late()) }
         if failure == nil {
             do {
                 try db.execute("COMMIT")
@@ -214,7 +255,7 @@ public final class CoreStore: Sendable {
                 if db.isInTransaction { try? db.execute("ROLLBACK") }
             }
         }
-        return answers.map { answer in { [failure] in answer(failure) } }
+        return (answers.map { answer in { [failure] in answer(failure) } }, weight, failure == nil)
     }
 
     /// Runs `body` on the reader connection, in one read transaction (one snapshot for all its
