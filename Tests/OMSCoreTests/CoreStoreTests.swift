@@ -8,11 +8,16 @@ import Testing
 @Suite struct CoreStoreTests {
     struct Refused: Error {}
 
-    @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
+    /// A store in a new temporary directory (the caller removes `url`).
+    static func temporaryStore() throws -> (store: CoreStore, url: URL) {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return (try CoreStore(url: url.appendingPathComponent("core.sqlite")), url)
+    }
+
+    @Test func concurrentWritesCommitTogetherAndFailAlone() async throws {
+        let (store, url) = try Self.temporaryStore()
         defer { try? FileManager.default.removeItem(at: url) }
-        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<64 {
                 group.addTask {
@@ -53,24 +58,10 @@ import Testing
     /// fsync, instead of one more commit after it); a heavy write queued behind them waits for the next
     /// transaction; a light write that fails still fails alone.
     @Test func lightWritesQueuedDuringAGroupShareItsCommit() async throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let (store, url) = try Self.temporaryStore()
         defer { try? FileManager.default.removeItem(at: url) }
-        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
         let before = store.commits
-        let inWrite = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let held = store.submit { db -> Bool in
-            try db.setSetting("held", "1")
-            inWrite.signal()
-            return release.wait(timeout: .now() + 30) == .success
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                inWrite.wait()
-                continuation.resume()
-            }
-        }
+        let held = await HeldWriter(store) { db in try db.setSetting("held", "1") }
         // Queued while the held write runs: three light writes, one light write that fails, one heavy one.
         let light = (0..<3).map { index in store.submit { db in try db.setSetting("light\(index)", "1") } }
         let failing = store.submit { db -> Void in
@@ -78,8 +69,8 @@ import Testing
             throw Refused()
         }
         let heavy = store.submit(weight: CoreStore.groupWeightLimit + 1) { db in try db.setSetting("heavy", "1") }
-        release.signal()
-        #expect(try await held.value())
+        held.release()
+        #expect(try await held.ticket.value())
         for ticket in light { try await ticket.value() }
         await #expect(throws: Refused.self) { try await failing.value() }
         try await heavy.value()
@@ -93,30 +84,16 @@ import Testing
     /// Reads run on their own connection: one finishes while a write holds the writer, seeing the last
     /// commit and not the open transaction; a submitted write keeps its place and answers later.
     @Test func readsDoNotWaitForTheWriterAndSubmittedWritesKeepTheirOrder() async throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let (store, url) = try Self.temporaryStore()
         defer { try? FileManager.default.removeItem(at: url) }
-        let store = try CoreStore(url: url.appendingPathComponent("core.sqlite"))
         try await store.write { db in try db.setSetting("state", "committed") }
-        let inWrite = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         // Holds the writer until the read below has finished (30 s at most, then the test fails).
-        let held = store.submit { db -> Bool in
-            try db.setSetting("state", "open")
-            inWrite.signal()
-            return release.wait(timeout: .now() + 30) == .success
-        }
+        let held = await HeldWriter(store) { db in try db.setSetting("state", "open") }
         let after = store.submit { db in try db.setting("state") }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                inWrite.wait()
-                continuation.resume()
-            }
-        }
         let seen = try await store.read { db in try db.setting("state") }
-        release.signal()
+        held.release()
         #expect(seen == "committed")
-        #expect(try await held.value(), "the read waited for the writer")
+        #expect(try await held.ticket.value(), "the read waited for the writer")
         #expect(try await after.value() == "open")
         #expect(try await after.value() == "open", "a ticket answers every await")
     }

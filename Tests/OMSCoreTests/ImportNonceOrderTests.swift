@@ -24,19 +24,7 @@ import WalletCrypto
             extraHeaders: [(Attestation.nonceHeader, CanonicalBase64.encode(Attestation.makeNonce()))])
 
         // Hold the writer, so that every write queued from here waits.
-        let store = harness.core.service.store
-        let inWrite = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let held = store.submit { _ -> Bool in
-            inWrite.signal()
-            return release.wait(timeout: .now() + 60) == .success
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                inWrite.wait()
-                continuation.resume()
-            }
-        }
+        let held = await HeldWriter(harness.core.service.store, timeoutSeconds: 60)
         let client = harness.client
         let verifier = harness.verifier
         let service = harness.core.service
@@ -62,8 +50,8 @@ import WalletCrypto
             try await Task.sleep(for: .milliseconds(100))
         }
         let answeredInTime = answered.flag.load(ordering: .acquiring)
-        release.signal()
-        #expect(try await held.value())
+        held.release()
+        #expect(try await held.ticket.value())
         #expect(answeredInTime, "the overtaken import waited for the writer")
         let response = try await answer.value
         let error = WaasError(wireBody: response.body, httpStatus: response.status)

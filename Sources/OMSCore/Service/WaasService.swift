@@ -25,9 +25,9 @@ public final class WaasService: WaasRequestHandler {
     /// Projects by publishable key: every request names one, and projects are only added by `initialize`
     /// (a separate process), never changed, so a key found once is kept instead of read per request.
     private let projectsByKey = Mutex<[String: ProjectRecord]>([:])
-    /// The highest nonce whose write ``admit(_:)`` queued, per credential (this process only; read by
-    /// `ImportNonceOrderTests`; a cap on
-    /// entries, then forgotten: it only refuses early what the nonce write would refuse anyway).
+    /// The highest nonce whose write ``admit(_:)`` queued, per credential (this process only; a cap on
+    /// entries, then forgotten: it only refuses early what the nonce write would refuse anyway). Internal
+    /// rather than private for `ImportNonceOrderTests`.
     let admittedNonces = Mutex<[String: UInt64]>([:])
     private static let admittedNoncesCap = 4096
     /// ImportWallets batches being opened, derived and sealed right now: `prepareImports` splits a batch

@@ -14,8 +14,8 @@ import WalletCrypto
 /// writer's transaction; a key collision only makes two wallets share an index entry.
 enum WalletAddressKey {
     static func of(project: String, address: String) -> Int64 {
-        // One stack buffer and one hash call, nothing allocated: this runs for every wallet inserted or
-        // looked up by address.
+        // One stack buffer for input and digest and one hash call, no arrays: this runs for every wallet
+        // inserted or looked up by address.
         var project = project
         var address = address
         return project.withUTF8 { project in
@@ -30,9 +30,8 @@ enum WalletAddressKey {
                         from: UnsafeRawBufferPointer(address))
                     let digest = base + count
                     SHA256.hash(UnsafeRawBufferPointer(start: base, count: count), into: digest)
-                    var key: UInt64 = 0
-                    for index in 0..<8 { key = key << 8 | UInt64(digest.load(fromByteOffset: index, as: UInt8.self)) }
-                    return Int64(bitPattern: key)
+                    // The digest's first 8 bytes, big-endian.
+                    return Int64(bitPattern: UInt64(bigEndian: digest.loadUnaligned(as: UInt64.self)))
                 }
             }
         }

@@ -60,7 +60,7 @@ extension Ed25519 {
             while i + 4 <= count {
                 for lane in 0..<4 {
                     seeds[start + i + lane].withUnsafeBytes { seed in
-                        clampedScalar(seed: seed.baseAddress!, into: scratch + lane * 128)
+                        clampedScalar(seed: seed.baseAddress!, into: scratch + lane * laneScratchBytes)
                     }
                 }
                 let lanes = basePointMultiples(scratch: scratch, table: table)
@@ -104,8 +104,10 @@ extension Ed25519 {
             digits: (scratch + 64).assumingMemoryBound(to: Int8.self), table: table)
     }
 
-    /// Bytes of scratch per derivation: four lanes of 128 (hash, digits), then 16 lane masks.
-    static let scratchBytes = 4 * 128 + 16 * MemoryLayout<SIMD4<UInt64>>.stride
+    /// Scratch bytes per lane: the hash (64), then the digits (52, room for 64).
+    static let laneScratchBytes = 128
+    /// Bytes of scratch per derivation: four lanes, then 16 lane masks.
+    static let scratchBytes = 4 * laneScratchBytes + 16 * MemoryLayout<SIMD4<UInt64>>.stride
 
     /// SHA-512 of the 32-byte seed at `seed`, its first half clamped into the scalar a (RFC 8032 5.1.5
     /// steps 1-2), written at `out` (64 bytes).
@@ -119,23 +121,25 @@ extension Ed25519 {
         hash[31] = (hash[31] & 127) | 64
     }
 
-    /// a_n·B in lane n for the four clamped scalars in `scratch` (lane n's at offset 128n, its digits
+    /// a_n·B in lane n for the four clamped scalars in `scratch` (lane n's at offset `laneScratchBytes`·n, its digits
     /// written after it); the 16 lane masks after the four lanes.
     ///
     /// The same 52 additions as ``basePointMultiple(scalar:digits:table:)``, four points at a time: each
     /// product multiplies four pairs of limbs with one vector instruction.
     static func basePointMultiples(scratch: UnsafeMutableRawPointer, table: Ed25519BaseTable) -> Ed25519LanePoint {
         for lane in 0..<4 {
-            let base = scratch + lane * 128
+            let base = scratch + lane * laneScratchBytes
             recodeSignedRadix32(
                 scalar: base.assumingMemoryBound(to: UInt8.self), into: (base + 64).assumingMemoryBound(to: Int8.self))
         }
         let digits = UnsafePointer((scratch + 64).assumingMemoryBound(to: Int8.self))
-        let masks = (scratch + 4 * 128).bindMemory(to: SIMD4<UInt64>.self, capacity: 16)
+        let stride = laneScratchBytes
+        let masks = (scratch + 4 * laneScratchBytes).bindMemory(to: SIMD4<UInt64>.self, capacity: 16)
         var point = Ed25519LanePoint.identity
         for row in 0..<radix32Digits {
             let rowDigits = SIMD4<Int64>(
-                Int64(digits[row]), Int64(digits[128 + row]), Int64(digits[256 + row]), Int64(digits[384 + row]))
+                Int64(digits[row]), Int64(digits[stride + row]), Int64(digits[2 * stride + row]),
+                Int64(digits[3 * stride + row]))
             point = point.adding(table.selectLanes(row: row, digits: rowDigits, masks: masks))
         }
         return point
