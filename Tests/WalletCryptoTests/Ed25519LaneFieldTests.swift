@@ -2,7 +2,7 @@ import Testing
 
 @testable import WalletCrypto
 
-/// The four-lane field of the batched Ed25519 derivation against the five-limb field, lane by lane, up to
+/// The lane field (four or eight lanes, as built) of the batched Ed25519 derivation against the five-limb field, lane by lane, up to
 /// the limb bounds its comments claim: a column sum that wrapped, or a carry dropped, shows as a lane whose
 /// product differs.
 @Suite struct Ed25519LaneFieldTests {
@@ -20,7 +20,9 @@ import Testing
     ) -> Ed25519LaneField {
         func limb(_ index: Int) -> Lanes {
             let top = index % 2 == 0 ? bound.even : bound.odd
-            return Lanes((0..<4).map { _ in extreme ? top - 1 : UInt64.random(in: 0..<top, using: &rng) })
+            return Lanes(
+                (0..<Ed25519LaneField.laneCount).map { _ in extreme ? top - 1 : UInt64.random(in: 0..<top, using: &rng)
+                })
         }
         return Ed25519LaneField(
             v0: limb(0), v1: limb(1), v2: limb(2), v3: limb(3), v4: limb(4), v5: limb(5), v6: limb(6), v7: limb(7),
@@ -38,7 +40,7 @@ import Testing
             let a = Self.random(Self.left, extreme: extreme, using: &rng)
             let b = Self.random(Self.right, extreme: extreme, using: &rng)
             let product = a * b
-            for n in 0..<4 {
+            for n in 0..<Ed25519LaneField.laneCount {
                 let expected = Self.scalar(a, lane: n) * Self.scalar(b, lane: n)
                 #expect(product.lane(n).canonicalWords == expected.canonicalWords, "round \(round) lane \(n)")
                 // The output is tight: the next product may take it as either operand.
@@ -51,7 +53,7 @@ import Testing
                 compared += 1
             }
         }
-        #expect(compared == 1600)
+        #expect(compared == 400 * Ed25519LaneField.laneCount)
     }
 
     @Test func sumsAndDifferencesMatchTheFiveLimbField() {
@@ -59,7 +61,7 @@ import Testing
         for round in 0..<100 {
             let a = Self.random(Self.tight, extreme: round % 4 == 0, using: &rng)
             let b = Self.random(Self.tight, extreme: round % 4 == 1, using: &rng)
-            for n in 0..<4 {
+            for n in 0..<Ed25519LaneField.laneCount {
                 let (x, y) = (Self.scalar(a, lane: n), Self.scalar(b, lane: n))
                 #expect((a - b).lane(n).canonicalWords == ((x - y) * .one).canonicalWords)
                 #expect((a + b).lane(n).canonicalWords == ((x + y) * .one).canonicalWords)
@@ -78,8 +80,8 @@ import Testing
                 .random(in: 0...UInt64.max, using: &rng), .random(in: 0...UInt64.max, using: &rng))
         }
         for element in edges + random {
-            let lanes = Ed25519LaneField(lanes: element, element, element, element)
-            for n in 0..<4 {
+            let lanes = Ed25519LaneField(repeating: element)
+            for n in 0..<Ed25519LaneField.laneCount {
                 #expect((lanes.lane(n) * .one).canonicalWords == (element * .one).canonicalWords)
             }
         }

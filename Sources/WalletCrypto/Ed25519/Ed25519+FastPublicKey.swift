@@ -18,8 +18,9 @@ extension Ed25519 {
     ///
     /// Per seed: SHA-512, clamp the first half into the scalar a, then a·B by 52 lookups in a table of
     /// multiples of B (built from B at first use) and 52 mixed additions, no doubling, in extended
-    /// coordinates. Seeds go four at a time through ``Ed25519LanePoint`` (each field product multiplies
-    /// the four points' limbs with the same vector instructions), the last one to three alone. The points
+    /// coordinates. Seeds go four or eight at a time (``Ed25519LaneField/laneCount``) through
+    /// ``Ed25519LanePoint`` (each field product multiplies the points' limbs with the same vector
+    /// instructions), the rest of a chunk alone. The points
     /// of a chunk of seeds are brought to affine form with one field inversion for the whole chunk
     /// (Montgomery's trick) instead of one each: the inversion is about a quarter of a single derivation.
     ///
@@ -56,19 +57,19 @@ extension Ed25519 {
         while start < seeds.count {
             let count = min(chunk, seeds.count - start)
             var i = 0
-            // Four seeds at a time in the lanes of one Ed25519LanePoint, the rest one by one.
-            while i + 4 <= count {
-                for lane in 0..<4 {
+            // `lanes` seeds at a time in the lanes of one Ed25519LanePoint, the rest one by one.
+            while i + lanes <= count {
+                for lane in 0..<lanes {
                     seeds[start + i + lane].withUnsafeBytes { seed in
                         clampedScalar(seed: seed.baseAddress!, into: scratch + lane * laneScratchBytes)
                     }
                 }
-                let lanes = basePointMultiples(scratch: scratch, table: table)
-                for lane in 0..<4 {
-                    points[i + lane] = lanes.lane(lane)
+                let multiples = basePointMultiples(scratch: scratch, table: table)
+                for lane in 0..<lanes {
+                    points[i + lane] = multiples.lane(lane)
                     zs[i + lane] = points[i + lane].z
                 }
-                i += 4
+                i += lanes
             }
             while i < count {
                 seeds[start + i].withUnsafeBytes { seed in
@@ -106,8 +107,10 @@ extension Ed25519 {
 
     /// Scratch bytes per lane: the hash (64), then the digits (52, room for 64).
     static let laneScratchBytes = 128
-    /// Bytes of scratch per derivation: four lanes, then 16 lane masks.
-    static let scratchBytes = 4 * laneScratchBytes + 16 * MemoryLayout<SIMD4<UInt64>>.stride
+    /// Bytes of scratch per derivation: the lanes, then 16 lane masks.
+    static let scratchBytes = lanes * laneScratchBytes + 16 * MemoryLayout<Ed25519LaneField.Lanes>.stride
+    /// Seeds derived side by side.
+    static let lanes = Ed25519LaneField.laneCount
 
     /// SHA-512 of the 32-byte seed at `seed`, its first half clamped into the scalar a (RFC 8032 5.1.5
     /// steps 1-2), written at `out` (64 bytes).
@@ -121,25 +124,24 @@ extension Ed25519 {
         hash[31] = (hash[31] & 127) | 64
     }
 
-    /// a_n·B in lane n for the four clamped scalars in `scratch` (lane n's at offset `laneScratchBytes`·n, its digits
-    /// written after it); the 16 lane masks after the four lanes.
+    /// a_n·B in lane n for the ``lanes`` clamped scalars in `scratch` (lane n's at offset `laneScratchBytes`·n,
+    /// its digits written after it); the 16 lane masks after the lanes.
     ///
-    /// The same 52 additions as ``basePointMultiple(scalar:digits:table:)``, four points at a time: each
-    /// product multiplies four pairs of limbs with one vector instruction.
+    /// The same 52 additions as ``basePointMultiple(scalar:digits:table:)``, ``lanes`` points at a time:
+    /// each product multiplies a pair of limbs per lane with one vector instruction.
     static func basePointMultiples(scratch: UnsafeMutableRawPointer, table: Ed25519BaseTable) -> Ed25519LanePoint {
-        for lane in 0..<4 {
+        for lane in 0..<lanes {
             let base = scratch + lane * laneScratchBytes
             recodeSignedRadix32(
                 scalar: base.assumingMemoryBound(to: UInt8.self), into: (base + 64).assumingMemoryBound(to: Int8.self))
         }
         let digits = UnsafePointer((scratch + 64).assumingMemoryBound(to: Int8.self))
         let stride = laneScratchBytes
-        let masks = (scratch + 4 * laneScratchBytes).bindMemory(to: SIMD4<UInt64>.self, capacity: 16)
+        let masks = (scratch + lanes * laneScratchBytes).bindMemory(to: Ed25519LaneField.Lanes.self, capacity: 16)
         var point = Ed25519LanePoint.identity
         for row in 0..<radix32Digits {
-            let rowDigits = SIMD4<Int64>(
-                Int64(digits[row]), Int64(digits[stride + row]), Int64(digits[2 * stride + row]),
-                Int64(digits[3 * stride + row]))
+            var rowDigits = Ed25519LaneField.LaneDigits()
+            for lane in 0..<lanes { rowDigits[lane] = Int64(digits[lane * stride + row]) }
             point = point.adding(table.selectLanes(row: row, digits: rowDigits, masks: masks))
         }
         return point

@@ -31,7 +31,7 @@ final class Ed25519BaseTable: @unchecked Sendable {  // written once in init, re
     static let laneEntryWords = 30
 
     /// The same entries in the lane form (rows × multiples × laneEntryWords words, 195 KiB), for
-    /// ``selectLanes(row:digits:masks:)``: each limb is broadcast to the four lanes as it is read.
+    /// ``selectLanes(row:digits:masks:)``: each limb is broadcast to the lanes as it is read.
     private let laneWords: UnsafeMutablePointer<UInt64>
 
     private init() {
@@ -109,13 +109,13 @@ extension Ed25519BaseTable {
     typealias LaneField = Ed25519LaneField
     typealias Lanes = Ed25519LaneField.Lanes
 
-    /// digit_n·32^row·B in lane n, for four digits in [-16, 16], in constant time; `masks` has room for 16
+    /// digit_n·32^row·B in lane n, for one digit in [-16, 16] per lane, in constant time; `masks` has room for 16
     /// lane masks (secret: the caller wipes it).
     ///
     /// As ``select(row:digit:)``, lane by lane: every entry of the row is read for every lane and kept by
     /// masks, the sign applied by masked swaps.
     @inline(__always)
-    func selectLanes(row: Int, digits: SIMD4<Int64>, masks: UnsafeMutablePointer<Lanes>)
+    func selectLanes(row: Int, digits: LaneField.LaneDigits, masks: UnsafeMutablePointer<Lanes>)
         -> Ed25519LanePoint.Precomputed
     {
         let sign = Lanes(truncatingIfNeeded: digits &>> 63)  // all ones in the negative lanes

@@ -1,8 +1,9 @@
-/// Four elements of GF(2^255 - 19) side by side, one in each lane of `SIMD4<UInt64>`: the field of
-/// ``Ed25519LanePoint``, which derives four public keys at once.
+/// Four or eight elements of GF(2^255 - 19) side by side, one in each lane of `SIMD4<UInt64>` (or
+/// `SIMD8` when built for AVX-512): the field of ``Ed25519LanePoint``, which derives that many public keys
+/// at once.
 ///
 /// Ten limbs in radix 2^25.5 (26, 25, 26, ... bits at bit offsets 0, 26, 51, 77, ...), so that every
-/// limb product is a 32x32->64-bit multiplication: one `vpmuludq` multiplies four pairs, where
+/// limb product is a 32x32->64-bit multiplication: one `vpmuludq` multiplies a pair per lane, where
 /// ``Ed25519FieldElement``'s 64x64->128-bit products take one `mulx` each. The schoolbook product is
 /// that of ref10's `fe_mul` (Bernstein, Duif, Lange, Schwabe, Yang, "High-speed high-security signatures",
 /// 2011) on unsigned limbs: column k takes a_i·b_j for i + j = k, and 19·a_i·b_j for i + j = k + 10; a
@@ -16,7 +17,20 @@
 /// ten terms is below 2^59.9 and their sum below 2^63.2. ``Ed25519LanePoint`` stays within them (its
 /// comments say how).
 struct Ed25519LaneField {
+    // Eight lanes fill an AVX-512 register: 24 % less CPU per key than four (`walletops-bench ed25519`).
+    // With AVX2's sixteen registers eight lanes spill and take twice as long: the Makefile defines
+    // ED25519_EIGHT_LANES only when it builds for AVX-512 (docs/bench.md "Eight lanes").
+    #if ED25519_EIGHT_LANES
+    typealias Lanes = SIMD8<UInt64>
+    /// Signed table digits, one per lane.
+    typealias LaneDigits = SIMD8<Int64>
+    #else
     typealias Lanes = SIMD4<UInt64>
+    /// Signed table digits, one per lane.
+    typealias LaneDigits = SIMD4<Int64>
+    #endif
+    /// Elements side by side.
+    static let laneCount = Lanes.scalarCount
 
     var v0, v1, v2, v3, v4, v5, v6, v7, v8, v9: Lanes
 
@@ -44,19 +58,24 @@ struct Ed25519LaneField {
         (self.v5, self.v6, self.v7, self.v8, self.v9) = (v5, v6, v7, v8, v9)
     }
 
-    /// The same element in all four lanes.
+    /// The same element in every lane.
     init(repeating element: Ed25519FieldElement) {
-        self.init(lanes: element, element, element, element)
+        self.init(lanes: Array(repeating: element, count: Self.laneCount))
     }
 
-    /// Four elements, lane 0 first; each is brought to its canonical value and split into limbs.
-    init(lanes e0: Ed25519FieldElement, _ e1: Ed25519FieldElement, _ e2: Ed25519FieldElement, _ e3: Ed25519FieldElement)
-    {
-        let limbs = [e0, e1, e2, e3].map { element in
+    /// One element per lane, lane 0 first (``laneCount`` of them); each is brought to its canonical value
+    /// and split into limbs.
+    init(lanes elements: [Ed25519FieldElement]) {
+        precondition(elements.count == Self.laneCount)
+        let limbs = elements.map { element in
             let (w0, w1, w2, w3) = element.canonicalWords
             return Self.limbs(words: w0, w1, w2, w3)
         }
-        func lanes(_ index: Int) -> Lanes { Lanes(limbs[0][index], limbs[1][index], limbs[2][index], limbs[3][index]) }
+        func lanes(_ index: Int) -> Lanes {
+            var value = Lanes()
+            for lane in 0..<Self.laneCount { value[lane] = limbs[lane][index] }
+            return value
+        }
         self.init(
             v0: lanes(0), v1: lanes(1), v2: lanes(2), v3: lanes(3), v4: lanes(4), v5: lanes(5), v6: lanes(6),
             v7: lanes(7), v8: lanes(8), v9: lanes(9))

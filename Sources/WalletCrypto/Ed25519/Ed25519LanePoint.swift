@@ -1,5 +1,5 @@
-/// Four points of edwards25519 side by side (lane n of every coordinate is point n), in extended
-/// coordinates: ``Ed25519Point`` over ``Ed25519LaneField``, for deriving four public keys at once.
+/// Four or eight points of edwards25519 side by side (lane n of every coordinate is point n), in extended
+/// coordinates: ``Ed25519Point`` over ``Ed25519LaneField``, for deriving that many public keys at once.
 ///
 /// Only what a·B by table lookups needs: the identity, the mixed addition of a table entry, and the
 /// lanes taken apart again.
@@ -13,7 +13,7 @@ struct Ed25519LanePoint {
 
     static let identity = Ed25519LanePoint(x: .zero, y: .one, z: .one, t: .zero)
 
-    /// Four affine points as (y + x, y - x, 2d·x·y), as ``Ed25519Point/Precomputed``: table entries, or
+    /// Affine points as (y + x, y - x, 2d·x·y), as ``Ed25519Point/Precomputed``: table entries, or
     /// their negations (the last coordinate then 2p - 2d·x·y, no longer tight but below 2^27 and 2^26).
     struct Precomputed {
         var yPlusX: Field
