@@ -92,7 +92,7 @@ import WalletCrypto
         #expect(other.current == ImportWalletsRequest.maxWallets)
     }
 
-    /// `batch` and `parallel` left at 0: 3,000-row batches three at a time (9,000 rows in flight, so memory
+    /// `batch` and `parallel` left at 0: 3,000-row batches four at a time (12,000 rows in flight, so memory
     /// is flat from 10,000 rows up), 100 keystores a batch eight at a time, per-user mode eight subjects
     /// at once; explicit values are kept.
     @Test func defaultsBoundTheRowsInFlight() {
@@ -105,7 +105,7 @@ import WalletCrypto
                 batchSize: batch)
         }
         let csv = configuration(.base58CSV)
-        #expect(csv.batchSize == 3000 && csv.concurrency == 3 && csv.subjectsInParallel == 8)
+        #expect(csv.batchSize == 3000 && csv.concurrency == 4 && csv.subjectsInParallel == 8)
         let keystores = configuration(.keystoreDirectory)
         #expect(keystores.batchSize == 100 && keystores.concurrency == 8)
         let thousand = configuration(.hexCSV, batch: 1000)
