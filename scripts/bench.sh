@@ -12,7 +12,7 @@
 #   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
 #   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (50000) in batches of BENCH_LATENCY_BATCH (1000)
 #   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
-#   BENCH_ROUNDS (2): the create, import, keystore, no-op and latency cases and their peers run this many
+#   BENCH_ROUNDS (3): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
 # Scaling rows: each create/import case again at a tenth of its rows (full: and at ten times).
@@ -37,7 +37,7 @@ SESSIONS=${BENCH_SESSIONS:-10000}
 NOOP=${BENCH_NOOP:-1000000}
 LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
-ROUNDS=${BENCH_ROUNDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
 EMAIL=ops@example.com
 
