@@ -111,7 +111,7 @@ import WalletCrypto
         let thousand = configuration(.hexCSV, batch: 1000)
         #expect(thousand.batchSize == 1000 && thousand.concurrency == 8)
         let four = configuration(.hexCSV, batch: 4000)
-        #expect(four.batchSize == 4000 && four.concurrency == 2)
+        #expect(four.batchSize == 4000 && four.concurrency == 3)
         let explicit = configuration(.hexCSV, batch: 2500, parallel: 5)
         #expect(explicit.batchSize == 2500 && explicit.concurrency == 5 && explicit.subjectsInParallel == 5)
     }
