@@ -10,7 +10,7 @@ TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo
 	&& grep -qw avx2 /proc/cpuinfo && { for f in avx512f avx512cd avx512bw avx512dq avx512vl; do \
 	grep -qw $$f /proc/cpuinfo || { echo haswell; exit 0; }; done; echo skylake-avx512; })
 # With AVX-512 the batched Ed25519 derivation takes eight seeds per vector (ED25519_EIGHT_LANES): 24 % less
-# CPU per key than four; with AVX2's sixteen registers eight lanes spill and take twice the time.
+# CPU per key than four; built for Haswell, eight lanes took 1.4-1.75x the time of four (docs/bench.md).
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU)) \
 	$(if $(filter skylake-avx512,$(TARGET_CPU)),-Xswiftc -DED25519_EIGHT_LANES)
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources

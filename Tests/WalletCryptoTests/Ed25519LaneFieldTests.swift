@@ -2,9 +2,9 @@ import Testing
 
 @testable import WalletCrypto
 
-/// The lane field (four or eight lanes, as built) of the batched Ed25519 derivation against the five-limb field, lane by lane, up to
-/// the limb bounds its comments claim: a column sum that wrapped, or a carry dropped, shows as a lane whose
-/// product differs.
+/// The lane field (four or eight lanes, as built) of the batched Ed25519 derivation against the five-limb
+/// field, lane by lane, up to the limb bounds its comments claim: a column sum that wrapped, or a carry
+/// dropped, shows as a lane whose product differs.
 @Suite struct Ed25519LaneFieldTests {
     typealias Lanes = Ed25519LaneField.Lanes
     typealias Field = Ed25519FieldElement
@@ -20,9 +20,10 @@ import Testing
     ) -> Ed25519LaneField {
         func limb(_ index: Int) -> Lanes {
             let top = index % 2 == 0 ? bound.even : bound.odd
-            return Lanes(
-                (0..<Ed25519LaneField.laneCount).map { _ in extreme ? top - 1 : UInt64.random(in: 0..<top, using: &rng)
-                })
+            let values = (0..<Ed25519LaneField.laneCount).map { _ in
+                extreme ? top - 1 : UInt64.random(in: 0..<top, using: &rng)
+            }
+            return Lanes(values)
         }
         return Ed25519LaneField(
             v0: limb(0), v1: limb(1), v2: limb(2), v3: limb(3), v4: limb(4), v5: limb(5), v6: limb(6), v7: limb(7),

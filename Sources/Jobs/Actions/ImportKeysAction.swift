@@ -95,7 +95,8 @@ public struct ImportKeysAction: Action {
         /// rows' keys, requests and replies, so it is the same at 10,000 rows as at 1,000,000 once this many
         /// have been read. 12,000 (four batches of 3,000) since the derivation got faster and the writer's
         /// share of a batch grew: a fourth batch prepares while one is written, and a 100,000-seed import
-        /// took 1.80-1.99 s against 1.91-2.09 s with three (five alternating pairs; peak RSS 4 MiB higher).
+        /// took 1.80-1.99 s against 1.91-2.09 s with three (five alternating pairs; peak RSS 3.4 MiB higher on
+        /// average).
         public static let defaultRowsInFlight = 12_000
 
         /// Batches in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows, at
@@ -106,7 +107,7 @@ public struct ImportKeysAction: Action {
         }
 
         /// Rows per batch when the playbook leaves `batch` at 0: 3,000 (one ImportWallets request, so the
-        /// two attestations a request pays are spread thin; three such batches in flight (four since session 8) kept both cores
+        /// two attestations a request pays are spread thin; three such batches in flight kept both cores
         /// busier than two of 4,000, the most a core takes, in alternating runs: 3.23-3.53 against
         /// 3.34-3.87 s for 100,000 Solana keys), but 100 for keystore files, where each row costs a scrypt
         /// of about half a second: a batch is the unit of progress and output, and thousands of them would

@@ -136,12 +136,11 @@ extension Ed25519 {
                 scalar: base.assumingMemoryBound(to: UInt8.self), into: (base + 64).assumingMemoryBound(to: Int8.self))
         }
         let digits = UnsafePointer((scratch + 64).assumingMemoryBound(to: Int8.self))
-        let stride = laneScratchBytes
         let masks = (scratch + lanes * laneScratchBytes).bindMemory(to: Ed25519LaneField.Lanes.self, capacity: 16)
         var point = Ed25519LanePoint.identity
         for row in 0..<radix32Digits {
             var rowDigits = Ed25519LaneField.LaneDigits()
-            for lane in 0..<lanes { rowDigits[lane] = Int64(digits[lane * stride + row]) }
+            for lane in 0..<lanes { rowDigits[lane] = Int64(digits[lane * laneScratchBytes + row]) }
             point = point.adding(table.selectLanes(row: row, digits: rowDigits, masks: masks))
         }
         return point

@@ -18,8 +18,8 @@
 /// comments say how).
 struct Ed25519LaneField {
     // Eight lanes fill an AVX-512 register: 24 % less CPU per key than four (`walletops-bench ed25519`).
-    // With AVX2's sixteen registers eight lanes spill and take twice as long: the Makefile defines
-    // ED25519_EIGHT_LANES only when it builds for AVX-512 (docs/bench.md "Eight lanes").
+    // Built for Haswell (AVX2, sixteen registers) eight lanes took 1.4-1.75x the time of four: the
+    // Makefile defines ED25519_EIGHT_LANES only when it builds for AVX-512 (docs/bench.md "Eight lanes").
     #if ED25519_EIGHT_LANES
     typealias Lanes = SIMD8<UInt64>
     /// Signed table digits, one per lane.
@@ -58,27 +58,15 @@ struct Ed25519LaneField {
         (self.v5, self.v6, self.v7, self.v8, self.v9) = (v5, v6, v7, v8, v9)
     }
 
-    /// The same element in every lane.
+    /// The same element in every lane, brought to its canonical value and split into limbs.
     init(repeating element: Ed25519FieldElement) {
-        self.init(lanes: Array(repeating: element, count: Self.laneCount))
-    }
-
-    /// One element per lane, lane 0 first (``laneCount`` of them); each is brought to its canonical value
-    /// and split into limbs.
-    init(lanes elements: [Ed25519FieldElement]) {
-        precondition(elements.count == Self.laneCount)
-        let limbs = elements.map { element in
-            let (w0, w1, w2, w3) = element.canonicalWords
-            return Self.limbs(words: w0, w1, w2, w3)
-        }
-        func lanes(_ index: Int) -> Lanes {
-            var value = Lanes()
-            for lane in 0..<Self.laneCount { value[lane] = limbs[lane][index] }
-            return value
-        }
+        let (w0, w1, w2, w3) = element.canonicalWords
+        let limbs = Self.limbs(words: w0, w1, w2, w3)
         self.init(
-            v0: lanes(0), v1: lanes(1), v2: lanes(2), v3: lanes(3), v4: lanes(4), v5: lanes(5), v6: lanes(6),
-            v7: lanes(7), v8: lanes(8), v9: lanes(9))
+            v0: Lanes(repeating: limbs[0]), v1: Lanes(repeating: limbs[1]), v2: Lanes(repeating: limbs[2]),
+            v3: Lanes(repeating: limbs[3]), v4: Lanes(repeating: limbs[4]), v5: Lanes(repeating: limbs[5]),
+            v6: Lanes(repeating: limbs[6]), v7: Lanes(repeating: limbs[7]), v8: Lanes(repeating: limbs[8]),
+            v9: Lanes(repeating: limbs[9]))
     }
 
     /// Bit offset of each limb.
