@@ -81,29 +81,35 @@ extension WaasService {
                 db, material.keyId, suite: suite, project: project, credential: credential, now: call.now)
             try db.execute(
                 "UPDATE recipient_keys SET consumed_at = ? WHERE id = ?", [.integer(call.now), .text(material.keyId)])
-            var fates: [ImportFate] = []
-            fates.reserveCapacity(prepared.count)
+            var rows: [SQLiteDatabase.ImportedWalletRow] = []
+            rows.reserveCapacity(prepared.count)
             for item in prepared {
                 guard
                     case .ready(let walletId, let type, let address, let addressKey, let reference, let sealedKey) =
                         item
-                else {
-                    fates.append(.refused)
-                    continue
-                }
+                else { continue }
                 let record = WalletRecord(
                     seq: 0, id: walletId, accountId: account, type: type, address: address, reference: reference,
                     keyOrigin: .imported)
-                do {
-                    _ = try db.insertWallet(
-                        record, project: project, addressKey: addressKey, sealedKey: sealedKey, now: call.now)
-                    fates.append(.stored)
-                } catch let error as WaasError where error.code == .addressAlreadyImported {
-                    // The holder is named only to its own account: a resumed import settles without
-                    // deriving anything, and another account's wallet stays undisclosed.
-                    let holder = try db.importedWallet(address: address, project: project, key: addressKey)
-                    fates.append(.duplicate(own: holder.flatMap { $0.accountId == account ? $0.wire : nil }, error))
+                rows.append(.init(record: record, addressKey: addressKey, sealedKey: sealedKey))
+            }
+            let holders = try db.insertImportedWallets(rows, project: project, now: call.now)
+            var row = 0
+            var fates: [ImportFate] = []
+            fates.reserveCapacity(prepared.count)
+            for item in prepared {
+                guard case .ready = item else {
+                    fates.append(.refused)
+                    continue
                 }
+                defer { row += 1 }
+                guard let holder = holders[row] else {
+                    fates.append(.stored)
+                    continue
+                }
+                // The holder is named only to its own account: a resumed import settles without deriving
+                // anything, and another account's wallet stays undisclosed.
+                fates.append(.duplicate(own: holder.accountId == account ? holder.wire : nil))
             }
             return fates
         }
@@ -119,12 +125,11 @@ extension WaasService {
                         wallet: Wallet(
                             id: walletId, address: address, networkFamily: type.networkFamily, keyOrigin: .imported,
                             type: type, reference: reference)))
-            case (.ready, .duplicate(let own, let error)):
+            case (.ready(_, _, let address, _, _, _), .duplicate(let own)):
+                let message = "wallets[\(index)]: a wallet with address \(address) already exists"
                 results.append(
                     ImportWalletsResult(
-                        wallet: own,
-                        error: ImportItemError(
-                            WaasError(.addressAlreadyImported, "wallets[\(index)]: \(error.message)"))))
+                        wallet: own, error: ImportItemError(WaasError(.addressAlreadyImported, message))))
             case (.ready, .refused):
                 preconditionFailure("a ready item is stored or a duplicate")
             }
@@ -136,7 +141,7 @@ extension WaasService {
     private enum ImportFate: Sendable {
         case stored
         /// Its address is held: by a wallet of the caller's account (`own`) or of another.
-        case duplicate(own: Wallet?, WaasError)
+        case duplicate(own: Wallet?)
         /// Refused before the write.
         case refused
     }

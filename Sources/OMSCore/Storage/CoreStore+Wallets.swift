@@ -91,6 +91,13 @@ extension SQLiteDatabase {
     private static let insertRecentAddressKeySQL = StatementSQL(
         "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)")
 
+    /// The insert of a full chunk, found by identity (its text is long to hash on every chunk).
+    private static let insertWalletChunkSQL = StatementSQL(insertWalletsSQL(rows: insertChunk))
+
+    private func insertStatement(full: StatementSQL, rows: Int, sql: (Int) -> String) throws -> Statement {
+        try rows == Self.insertChunk ? cachedStatement(full) : cachedStatement(sql(rows))
+    }
+
     /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)``. In C
     /// (`bench/floor/address_index.c`, 100,000 rows, no address index) one row per statement took 8.85 us
     /// per row, 20 per statement 6.74 us and 100 per statement 5.28 us (`address_index 1 R 2 100000`).
@@ -146,7 +153,7 @@ extension SQLiteDatabase {
         var start = 0
         while start < kept.count {
             let rows = min(Self.insertChunk, kept.count - start)
-            let statement = try cachedStatement(Self.insertWalletsSQL(rows: rows))
+            let statement = try insertStatement(full: Self.insertWalletChunkSQL, rows: rows, sql: Self.insertWalletsSQL)
             defer { statement.reset() }
             for row in 0..<rows {
                 let (wallet, sealedKey) = wallets[kept[start + row]]
@@ -165,6 +172,110 @@ extension SQLiteDatabase {
             start += rows
         }
         return stored
+    }
+
+    /// A wallet to import: its row, its address key (`WalletAddressKey.of(project:address:)`, computed on the
+    /// cores before the write) and its key sealed under the KEK.
+    struct ImportedWalletRow {
+        var record: WalletRecord
+        var addressKey: Int64
+        var sealedKey: [UInt8]
+    }
+
+    /// Inserts the imported wallets of `wallets` whose address the project does not hold yet, from the
+    /// store or from an earlier entry of `wallets`; returns, by position, nil for a stored wallet or the
+    /// wallet that holds the address. The same check as ``insertWallet(_:project:addressKey:sealedKey:now:)``,
+    /// inside the writer's transaction, a window of ``insertChunk`` wallets at a time: one statement asks
+    /// the recent tier for all of the window's keys and one reads the settled tier's version, the
+    /// settled filter clears nearly every other key, and the window's new wallets go in by one multi-row
+    /// `INSERT` (their recent address keys by a statement each: a multi-row insert into that random-order
+    /// table keeps a statement journal of every page it touches). Only a key that may be held is looked
+    /// up on its own (``importedWallet(address:project:key:)``).
+    func insertImportedWallets(_ wallets: [ImportedWalletRow], project: String, now: Int64) throws -> [WalletRecord?] {
+        var holders = [WalletRecord?](repeating: nil, count: wallets.count)
+        var pending: [Int] = []
+        pending.reserveCapacity(Self.insertChunk)
+        // The window's keys taken for insertion, inserted yet or not: the window's recent-tier answer predates them.
+        var windowKeys = Set<Int64>(minimumCapacity: Self.insertChunk)
+        func insertPending() throws {
+            guard !pending.isEmpty else { return }
+            let first = try insertImportedWalletRows(pending.lazy.map { wallets[$0] }, project: project, now: now)
+            let keys = try cachedStatement(Self.insertRecentAddressKeySQL)
+            for (row, index) in pending.enumerated() {
+                try keys.bind(wallets[index].addressKey, at: 1)
+                try keys.bind(first + Int64(row), at: 2)
+                try keys.step()
+                keys.reset()
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+        var start = 0
+        while start < wallets.count {
+            let window = start..<min(start + Self.insertChunk, wallets.count)
+            let (recent, version) = try recentAddressKeys(among: wallets[window].lazy.map(\.addressKey))
+            let filter = settledAddressKeyFilter
+            windowKeys.removeAll(keepingCapacity: true)
+            for index in window {
+                let wallet = wallets[index]
+                let key = wallet.addressKey
+                if windowKeys.contains(key) {
+                    try insertPending()  // so that the lookup below sees them
+                } else if !recent.contains(key), try !filter.mayHold(key, current: version, db: self) {
+                    pending.append(index)
+                    windowKeys.insert(key)
+                    continue
+                }
+                // May be held: the wallet itself decides (the key is a hash of project and address).
+                if let holder = try importedWallet(address: wallet.record.address, project: project, key: key) {
+                    holders[index] = holder
+                } else {
+                    pending.append(index)
+                    windowKeys.insert(key)
+                }
+            }
+            try insertPending()
+            start = window.upperBound
+        }
+        return holders
+    }
+
+    /// Which of `keys` (at most ``insertChunk``) the recent tier holds, and the settled tier's version,
+    /// read in the same transaction (``SettledAddressKeyFilter``).
+    private func recentAddressKeys(among keys: some Collection<Int64>) throws -> (Set<Int64>, version: Int64) {
+        let statement = try insertStatement(
+            full: Self.recentAddressKeysAmongChunkSQL, rows: keys.count, sql: Self.recentAddressKeysAmongSQL)
+        defer { statement.reset() }
+        for (position, key) in keys.enumerated() { try statement.bind(key, at: Int32(position + 1)) }
+        var held = Set<Int64>()
+        while try statement.step() { held.insert(statement.int64(at: 0)) }
+        let version = try cachedStatement(Self.settledVersionSQL)
+        defer { version.reset() }
+        return (held, try version.step() ? version.int64(at: 0) : 0)
+    }
+
+    private static func recentAddressKeysAmongSQL(_ count: Int) -> String {
+        "SELECT address_key FROM imported_address_keys_recent WHERE address_key IN ("
+            + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+    }
+    private static let recentAddressKeysAmongChunkSQL = StatementSQL(recentAddressKeysAmongSQL(insertChunk))
+    private static let settledVersionSQL = StatementSQL("SELECT version FROM address_key_settlements WHERE id = 1")
+
+    /// Inserts `wallets` (at most ``insertChunk``, imported) by one multi-row `INSERT`; returns the first
+    /// one's `seq` (SQLite gives the rows of one statement consecutive rowids).
+    private func insertImportedWalletRows(
+        _ wallets: some Collection<ImportedWalletRow>, project: String, now: Int64
+    ) throws -> Int64 {
+        let insert = try insertStatement(
+            full: Self.insertWalletChunkSQL, rows: wallets.count, sql: Self.insertWalletsSQL)
+        defer { insert.reset() }
+        for (row, wallet) in wallets.enumerated() {
+            precondition(wallet.record.keyOrigin == .imported, "only imported wallets are indexed by address")
+            try Self.bind(
+                wallet.record, project: project, addressKey: wallet.addressKey, sealedKey: wallet.sealedKey, now: now,
+                to: insert, row: row)
+        }
+        try insert.step()
+        return lastInsertRowID - Int64(wallets.count - 1)
     }
 
     /// Inserts `wallet` and returns it with its `seq`.
