@@ -41,13 +41,19 @@ def main():
         return total
 
     by_case = {}
-    for case, count, seconds, rss, peer, peer_rss, floor, note in rows:
+    for case, count, seconds, rss, peer, peer_rss, floor, note, *rest in rows:
+        # A scaling case's ninth column: base rows, the median of its rounds' time ratios (its rows over the
+        # base's, each round's two runs adjacent), the ratio of the sides' largest peak RSS, the rounds.
+        paired = None
+        if rest and rest[0]:
+            base_rows, time_x, rss_x, rounds = rest[0].split(":")
+            paired = dict(rows=float(base_rows), time_x=float(time_x), rss_x=float(rss_x), rounds=int(rounds))
         count, seconds, rss = number(count), number(seconds), number(rss)
         rate = count / seconds if count is not None and seconds else None
         cpu = cpu_seconds(case) if rate else None
         by_case[case] = dict(rows=count, seconds=seconds, rate=rate, rss=rss, peer=number(peer),
                              cpu_ms=1000 * cpu / count if cpu is not None and count else None,
-                             peer_rss=number(peer_rss), floor=number(floor), note=note)
+                             peer_rss=number(peer_rss), floor=number(floor), note=note, paired=paired)
 
     header = ["case", "rows", "items/s", "CPU ms/item", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
     table = []
@@ -59,7 +65,7 @@ def main():
             digits = 2 if abs(value) < 10 else 0
         return "{:,.{}f}".format(value, digits)
 
-    for case, _, _, _, _, _, _, note in rows:
+    for case, _, _, _, _, _, _, note, *_ in rows:
         c = by_case[case]
         rate = c["rate"]
         if case == "import-eth/eth-account":
@@ -80,6 +86,17 @@ def main():
         elif case == "noop":
             goal = ">= 200,000/s and >= 5x the peer"
             met = rate is not None and rate >= 200_000 and ratio is not None and ratio >= 5
+        elif case.startswith("scale-") and c["paired"]:
+            p = c["paired"]
+            factor = (c["rows"] or 0) / p["rows"]
+            if factor < 1:  # fewer rows than the base: the base's time over this one's, bounded by 1.05 x
+                time_x, rss_x, bound = 1 / p["time_x"], 1 / p["rss_x"], 1.05 / factor
+                goal = "%dx rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (1 / factor, time_x, bound, rss_x)
+            else:
+                time_x, rss_x, bound = p["time_x"], p["rss_x"], 1.05 * factor
+                goal = "vs %s rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (fmt(p["rows"], 0), time_x, bound, rss_x)
+            goal += ", paired rounds: %d" % p["rounds"]
+            met = time_x <= bound and rss_x <= 1.2
         elif case.startswith("scale-"):
             kind, n = case.rsplit("-", 1)
             base = by_case.get(kind[len("scale-"):])  # the 100,000-row row of the same case

@@ -15,7 +15,8 @@
 #   BENCH_ROUNDS (3): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
-# Scaling rows: each create/import case again at a tenth of its rows (full: and at ten times).
+# Scaling rows: the Ethereum create and hex import again at a tenth of their rows (full: and at ten times),
+# each round right after a run of their own rows; the goal reads the median of the rounds' time ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -121,7 +122,7 @@ best_peer() {
 }
 
 # record CASE ROWS SECONDS RSS PEER_RATE PEER_RSS FLOOR_RATE NOTE
-record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$results"; }
+record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "${9:-}" >> "$results"; }
 
 # peer MODE SOURCE [ARGS]: runs the key peer; sets PEER_RATE and PEER_RSS.
 peer() {
@@ -268,14 +269,53 @@ if wants noop; then
   rm -rf "$home"
 fi
 
+# scale_run NAME KIND ROWS: one run of the Ethereum create (KIND create) or hex import (KIND import) of ROWS
+# rows on a fresh home; sets SECONDS_TAKEN, RSS_MIB, STATUS and DONE (the rows it output).
+scale_run() {
+  local name=$1 kind=$2 rows=$3 home=$runs/$1/home
+  fresh_home "$home"
+  if [ "$kind" = create ]; then
+    timed "$name" "$wo" run jobs/create-wallets.yaml --home "$home" --var count="$rows" --var type=ethereum \
+      --var output="$runs/$name/out.csv"
+  else
+    timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$(input_hex "$rows")" \
+      --var format=hex-csv --var output="$runs/$name/out.csv" --var rejects="$runs/$name/rejects.csv"
+  fi
+  DONE=$(rows_of "$runs/$name/out.csv")
+  rm -rf "$home"
+}
+
+# scale_case NAME KIND BASE_ROWS ROWS: ROUNDS rounds of a BASE_ROWS run then a ROWS run, so that each round's
+# two runs meet the same machine; records the ROWS case (fastest round, largest peak RSS) with the median of
+# the rounds' time ratios (ROWS over BASE_ROWS) and the ratio of the two sides' largest peak RSS, for the
+# table's scaling goal (docs/bench.md "Scaling").
+scale_case() {
+  local name=$1 kind=$2 base_rows=$3 rows=$4 round base_seconds base_rss= ratios=() median rss_ratio
+  BEST_SECONDS= BEST_RSS= BEST_STATUS=0
+  for round in $(seq "$ROUNDS"); do
+    log "$name: $base_rows rows, then $rows (round $round of $ROUNDS)"
+    scale_run "$name-base" "$kind" "$base_rows"
+    base_seconds=$SECONDS_TAKEN
+    if [ -z "$base_rss" ] || awk -v a="$RSS_MIB" -v b="$base_rss" 'BEGIN { exit !(a > b) }'; then base_rss=$RSS_MIB; fi
+    if [ "$STATUS" -ne 0 ]; then BEST_STATUS=$STATUS; fi
+    scale_run "$name" "$kind" "$rows"
+    best_round
+    ratios+=("$(awk -v a="$SECONDS_TAKEN" -v b="$base_seconds" 'BEGIN { printf "%.4f", a / b }')")
+  done
+  median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ r[NR] = $1 } END { print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
+  rss_ratio=$(awk -v a="$BEST_RSS" -v b="$base_rss" 'BEGIN { printf "%.4f", a / b }')
+  record "$name" "$DONE" "$BEST_SECONDS" "$BEST_RSS" - - "$(floor "$kind-eth")" "exit $BEST_STATUS" \
+    "$base_rows:$median:$rss_ratio:${#ratios[@]}"
+}
+
 if wants scale; then
   factors=(10)
   if [ "$SCALE" = full ]; then factors+=(0.1); fi
   for f in "${factors[@]}"; do
     n=$(awk -v r="$create_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
-    create_case "scale-create-eth-$n" ethereum "$n"
+    scale_case "scale-create-eth-$n" create "$create_rows_eth" "$n"
     n=$(awk -v r="$import_rows_eth" -v f="$f" 'BEGIN { printf "%d", r / f }')
-    import_case "scale-import-eth-$n" hex-csv "$(input_hex "$n")" import-eth
+    scale_case "scale-import-eth-$n" import "$import_rows_eth" "$n"
   done
 fi
 
