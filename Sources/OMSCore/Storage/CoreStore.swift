@@ -186,6 +186,8 @@ public final class CoreStore: Sendable {
                 Self.commit(writes, db, late: { [self] in lateLightWrites() })
             }
             if didCommit { committed.add(1, ordering: .relaxed) }
+            // A bulk write freed its journal: memory stays flat as imports go on (SQLiteDatabase.returnFreedMemory).
+            if weight >= Self.groupWeightLimit / 2 { SQLiteDatabase.returnFreedMemory() }
             for answer in answers { answer() }
             let due = pending.withLock { state -> Bool in
                 state.weightSinceTierCheck += weight
