@@ -86,7 +86,7 @@ def main():
         elif case == "noop":
             goal = ">= 200,000/s and >= 5x the peer"
             met = rate is not None and rate >= 200_000 and ratio is not None and ratio >= 5
-        elif case.startswith("scale-") and c["paired"]:
+        elif case.startswith("scale-") and c["paired"]:  # scripts/bench.sh scale_case
             p = c["paired"]
             factor = (c["rows"] or 0) / p["rows"]
             if factor < 1:  # fewer rows than the base: the base's time over this one's, bounded by 1.05 x
@@ -97,21 +97,6 @@ def main():
                 goal = "vs %s rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (fmt(p["rows"], 0), time_x, bound, rss_x)
             goal += ", paired rounds: %d" % p["rounds"]
             met = time_x <= bound and rss_x <= 1.2
-        elif case.startswith("scale-"):
-            kind, n = case.rsplit("-", 1)
-            base = by_case.get(kind[len("scale-"):])  # the 100,000-row row of the same case
-            if base and base["seconds"] and c["seconds"] and int(n) < (base["rows"] or 0):
-                time_x = base["seconds"] / c["seconds"]
-                rss_x = base["rss"] / c["rss"]
-                goal = "%dx rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (
-                    base["rows"] / c["rows"], time_x, 1.05 * base["rows"] / c["rows"], rss_x)
-                met = time_x <= 1.05 * base["rows"] / c["rows"] and rss_x <= 1.2
-            elif base and base["seconds"] and c["seconds"]:
-                time_x = c["seconds"] / base["seconds"]
-                rss_x = c["rss"] / base["rss"]
-                goal = "vs %s rows: time %.1fx (<= 10.5x), RSS %.2fx (<= 1.2x)" % (
-                    fmt(base["rows"]), time_x, rss_x)
-                met = time_x <= 10.5 and rss_x <= 1.2
         elif case == "latency":
             # 80% of in-flight x batch / RTT, up to what the same import does with no added delay (the
             # floor of this machine and build); without that row, up to the C floor.

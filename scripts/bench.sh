@@ -121,7 +121,8 @@ best_peer() {
   fi
 }
 
-# record CASE ROWS SECONDS RSS PEER_RATE PEER_RSS FLOOR_RATE NOTE
+# record CASE ROWS SECONDS RSS PEER_RATE PEER_RSS FLOOR_RATE NOTE [PAIRED]: PAIRED is a scaling case's
+# BASE_ROWS:TIME_RATIO:RSS_RATIO:ROUNDS (scale_case).
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "${9:-}" >> "$results"; }
 
 # peer MODE SOURCE [ARGS]: runs the key peer; sets PEER_RATE and PEER_RSS.

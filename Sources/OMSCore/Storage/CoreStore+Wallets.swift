@@ -94,11 +94,13 @@ extension SQLiteDatabase {
     /// The insert of a full chunk, found by identity (its text is long to hash on every chunk).
     private static let insertWalletChunkSQL = StatementSQL(insertWalletsSQL(rows: insertChunk))
 
-    private func insertStatement(full: StatementSQL, rows: Int, sql: (Int) -> String) throws -> Statement {
+    /// The statement of a chunk of `rows`: the cached full-chunk one, or one built for a batch's last, shorter chunk.
+    private func chunkStatement(full: StatementSQL, rows: Int, sql: (Int) -> String) throws -> Statement {
         try rows == Self.insertChunk ? cachedStatement(full) : cachedStatement(sql(rows))
     }
 
-    /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)``. In C
+    /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)`` and
+    /// ``insertImportedWallets(_:project:now:)``, and keys per recent-tier probe of the latter. In C
     /// (`bench/floor/address_index.c`, 100,000 rows, no address index) one row per statement took 8.85 us
     /// per row, 20 per statement 6.74 us and 100 per statement 5.28 us (`address_index 1 R 2 100000`).
     static let insertChunk = 64
@@ -153,7 +155,7 @@ extension SQLiteDatabase {
         var start = 0
         while start < kept.count {
             let rows = min(Self.insertChunk, kept.count - start)
-            let statement = try insertStatement(full: Self.insertWalletChunkSQL, rows: rows, sql: Self.insertWalletsSQL)
+            let statement = try chunkStatement(full: Self.insertWalletChunkSQL, rows: rows, sql: Self.insertWalletsSQL)
             defer { statement.reset() }
             for row in 0..<rows {
                 let (wallet, sealedKey) = wallets[kept[start + row]]
@@ -242,7 +244,7 @@ extension SQLiteDatabase {
     /// Which of `keys` (at most ``insertChunk``) the recent tier holds, and the settled tier's version,
     /// read in the same transaction (``SettledAddressKeyFilter``).
     private func recentAddressKeys(among keys: some Collection<Int64>) throws -> (Set<Int64>, version: Int64) {
-        let statement = try insertStatement(
+        let statement = try chunkStatement(
             full: Self.recentAddressKeysAmongChunkSQL, rows: keys.count, sql: Self.recentAddressKeysAmongSQL)
         defer { statement.reset() }
         for (position, key) in keys.enumerated() { try statement.bind(key, at: Int32(position + 1)) }
@@ -265,7 +267,7 @@ extension SQLiteDatabase {
     private func insertImportedWalletRows(
         _ wallets: some Collection<ImportedWalletRow>, project: String, now: Int64
     ) throws -> Int64 {
-        let insert = try insertStatement(
+        let insert = try chunkStatement(
             full: Self.insertWalletChunkSQL, rows: wallets.count, sql: Self.insertWalletsSQL)
         defer { insert.reset() }
         for (row, wallet) in wallets.enumerated() {
