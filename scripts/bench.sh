@@ -54,8 +54,9 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 log() { echo "bench: $*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 
-# The C floor of every case (CPU time per item, items/s on all cores), built with the same libraries.
-gcc -O3 -o "$out/case_floor" bench/floor/case_floor.c \
+# The C floor of every case (CPU time per item, items/s on all cores), built with the same libraries and for
+# this CPU, as walletops is (the Makefile's TARGET_CPU).
+gcc -O3 -march=native -o "$out/case_floor" bench/floor/case_floor.c \
   $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium sqlite3)
 log "floors (C, CPU time)"
 "$out/case_floor" 100 > "$out/floor.tsv" 2> "$out/floor-parts.txt"

@@ -12,14 +12,59 @@ extension EncryptedKeystore {
     /// - Parameters:
     ///   - password: the password's bytes (UTF-8 as typed; an empty password is allowed).
     ///   - maxScryptMemory: the most memory scrypt may use, in bytes.
+    ///   - workspace: the memory scrypt works in (``KeystoreDecryptionPool`` keeps one per slot); by
+    ///     default fresh memory, unmapped afterwards.
     /// - Throws: `KeyFormatError` `.wrongPassword` ("wrong password or corrupted file (MAC
     ///   mismatch)"), `.scryptMemoryLimit` (class `decryption`); `.zeroKey`/`.keyOutOfRange`
     ///   (class `validation`); `.addressMismatch` (class `mismatch`) when the `address` field is not the
     ///   key's address.
-    public func decrypt(password: SecretBytes, maxScryptMemory: Int = Scrypt.defaultMaxMemory) throws(KeyFormatError)
-        -> ParsedKey
-    {
-        let derived = try deriveKey(password: password, maxScryptMemory: maxScryptMemory)
+    public func decrypt(
+        password: SecretBytes, maxScryptMemory: Int = Scrypt.defaultMaxMemory, workspace: Scrypt.Workspace? = nil
+    ) throws(KeyFormatError) -> ParsedKey {
+        try decrypt(derivedKey: deriveKey(password: password, maxScryptMemory: maxScryptMemory, workspace: workspace))
+    }
+
+    /// Two keystores with the same scrypt n and r, their keys derived together on this thread
+    /// (`Scrypt.derivePair`, about the time of one), each then decrypted as `decrypt` does.
+    ///
+    /// - Returns: each keystore's key or error, in order.
+    static func decryptPair(
+        _ first: (keystore: EncryptedKeystore, password: SecretBytes),
+        _ second: (keystore: EncryptedKeystore, password: SecretBytes), maxScryptMemory: Int,
+        workspaces: (Scrypt.Workspace, Scrypt.Workspace)
+    ) -> (Result<ParsedKey, KeyFormatError>, Result<ParsedKey, KeyFormatError>) {
+        guard let firstRequest = first.keystore.scryptRequest(password: first.password),
+            let secondRequest = second.keystore.scryptRequest(password: second.password),
+            first.keystore.kdfMemory <= maxScryptMemory, second.keystore.kdfMemory <= maxScryptMemory,
+            let keys = try? Scrypt.derivePair(
+                firstRequest, secondRequest, maxMemory: maxScryptMemory, workspaces: workspaces)
+        else {
+            // Not a pair after all (the pool pairs only matching scrypt keystores within the limit): one by one.
+            return (
+                Result { () throws(KeyFormatError) in
+                    try first.keystore.decrypt(
+                        password: first.password, maxScryptMemory: maxScryptMemory, workspace: workspaces.0)
+                },
+                Result { () throws(KeyFormatError) in
+                    try second.keystore.decrypt(
+                        password: second.password, maxScryptMemory: maxScryptMemory, workspace: workspaces.1)
+                }
+            )
+        }
+        return (
+            Result { () throws(KeyFormatError) in try first.keystore.decrypt(derivedKey: keys.0) },
+            Result { () throws(KeyFormatError) in try second.keystore.decrypt(derivedKey: keys.1) }
+        )
+    }
+
+    /// The scrypt derivation of this keystore with `password`; nil for PBKDF2.
+    func scryptRequest(password: SecretBytes) -> Scrypt.Request? {
+        guard case .scrypt(let n, let r, let p) = kdf else { return nil }
+        return Scrypt.Request(password: password, salt: salt, n: n, r: r, p: p, length: derivedKeyLength)
+    }
+
+    /// The rest of `decrypt` once the KDF has run: the MAC check, the cipher, the key's checks.
+    func decrypt(derivedKey derived: SecretBytes) throws(KeyFormatError) -> ParsedKey {
         guard macMatches(derived) else {
             throw KeyFormatError(.wrongPassword, "wrong password or corrupted file (MAC mismatch)")
         }
@@ -51,7 +96,9 @@ extension EncryptedKeystore {
     }
 
     /// DK from the password as `kdf` says, refusing scrypt parameters above `maxScryptMemory`.
-    func deriveKey(password: SecretBytes, maxScryptMemory: Int) throws(KeyFormatError) -> SecretBytes {
+    func deriveKey(
+        password: SecretBytes, maxScryptMemory: Int, workspace: Scrypt.Workspace? = nil
+    ) throws(KeyFormatError) -> SecretBytes {
         do {
             switch kdf {
             case .scrypt(let n, let r, let p):
@@ -63,7 +110,7 @@ extension EncryptedKeystore {
                 }
                 return try Scrypt.derive(
                     password: password, salt: salt, n: n, r: r, p: p, length: derivedKeyLength,
-                    maxMemory: maxScryptMemory)
+                    maxMemory: maxScryptMemory, workspace: workspace)
             case .pbkdf2(let iterations):
                 return try PBKDF2.sha256(
                     password: password, salt: salt, iterations: iterations, length: derivedKeyLength)

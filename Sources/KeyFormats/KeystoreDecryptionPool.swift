@@ -5,12 +5,23 @@ public import WalletCrypto
 /// Decrypts keystore files concurrently on dedicated threads, at most as many at once as the
 /// machine has cores and memory for.
 ///
-/// scrypt at geth's standard cost (n = 2^18, r = 8) needs 256 MiB and about a second of one core,
+/// scrypt at geth's standard cost (n = 2^18, r = 8) needs 256 MiB and about half a second of one core,
 /// so a run over thousands of keystores must bound both. The pool holds `maxConcurrent` slots;
 /// a decryption takes one slot per `perJobMemory` bytes its KDF needs (at least one, at most all),
-/// waits in FIFO order when the slots are taken, and runs on its own thread, never on Swift's
-/// cooperative pool (STYLE.md "Concurrency"). By default
-/// `maxConcurrent = max(1, min(cores, availableMemory / perJobMemory))`.
+/// waits in FIFO order when the slots are taken, and runs on a thread of its own, never on Swift's
+/// cooperative pool (STYLE.md "Concurrency").
+///
+/// Two decryptions per core: scrypt's ROMix waits on its own previous step, so two of them interleaved on
+/// one thread (`Scrypt.derivePair`) take about the time of one. A one-slot scrypt decryption that finds
+/// another with the same n and r waiting leaves with it on one thread; one that finds none waits up to
+/// `pairingWait` for a partner and then runs alone. By default
+/// `maxConcurrent = max(1, min(2 * cores, availableMemory / perJobMemory))`.
+///
+/// The pool keeps the memory scrypt works in: a decryption takes an idle ``Scrypt/Workspace`` (or makes
+/// one) and, when it took one slot, gives it back, so a run over thousands of files maps its 256 MiB
+/// regions once per slot instead of once per file. The kept memory stays within the slots' bound (at most
+/// `maxConcurrent` workspaces of at most `perJobMemory` each: a heavier decryption's workspace is dropped)
+/// and is unmapped when the pool goes away.
 public final class KeystoreDecryptionPool: Sendable {
     /// The pool's limits.
     public struct Configuration: Sendable, Equatable {
@@ -20,15 +31,18 @@ public final class KeystoreDecryptionPool: Sendable {
         public var perJobMemory: Int
         /// The most memory one scrypt derivation may use; a keystore needing more is refused.
         public var maxScryptMemory: Int
+        /// How long a scrypt decryption waits for a partner before it runs alone.
+        public var pairingWait: Duration
 
         /// Explicit limits (each at least 1).
         public init(
             maxConcurrent: Int, perJobMemory: Int = KeystoreDecryptionPool.defaultPerJobMemory,
-            maxScryptMemory: Int = Scrypt.defaultMaxMemory
+            maxScryptMemory: Int = Scrypt.defaultMaxMemory, pairingWait: Duration = .milliseconds(10)
         ) {
             self.maxConcurrent = max(1, maxConcurrent)
             self.perJobMemory = max(1, perJobMemory)
             self.maxScryptMemory = max(1, maxScryptMemory)
+            self.pairingWait = max(.zero, pairingWait)
         }
 
         /// Limits from this machine: its active cores and available memory (the smaller of
@@ -48,25 +62,34 @@ public final class KeystoreDecryptionPool: Sendable {
     /// One slot's memory by default: scrypt n = 2^18, r = 8 (128 * r * (n + p) = 256 MiB) plus slack.
     public static let defaultPerJobMemory = 257 << 20
 
-    /// `max(1, min(cores, availableMemory / perJobMemory))`; `cores` alone when memory is unknown.
+    /// `max(1, min(2 * cores, availableMemory / perJobMemory))`: two per core, for the pairs;
+    /// `2 * cores` when memory is unknown.
     public static func concurrency(cores: Int, availableMemory: Int?, perJobMemory: Int) -> Int {
-        let byMemory = availableMemory.map { $0 / max(1, perJobMemory) } ?? cores
-        return max(1, min(cores, byMemory))
+        let perCores = 2 * max(1, cores)
+        let byMemory = availableMemory.map { $0 / max(1, perJobMemory) } ?? perCores
+        return max(1, min(perCores, byMemory))
     }
 
     /// The limits in force.
     public let configuration: Configuration
     private let slots: AsyncSlots
-    /// Called on a decryption's thread before its KDF runs (tests hold decryptions there to see how
-    /// many run at once).
-    private let decryptionWillStart: (@Sendable () -> Void)?
+    /// Workspaces of finished one-slot decryptions, ready for the next.
+    private let idleWorkspaces = Mutex<[Scrypt.Workspace]>([])
+    private let workspacesMade = Atomic<Int>(0)
+    /// One-slot scrypt decryptions waiting for a partner.
+    private let unpaired = Mutex<[Job]>([])
+    private let nextJobID = Atomic<UInt64>(0)
+    private let pairsMade = Atomic<Int>(0)
+    /// Called on a decryption thread before its KDF runs, with the number of decryptions it runs (2 for a
+    /// pair); tests hold decryptions there to see how many run at once.
+    private let decryptionWillStart: (@Sendable (Int) -> Void)?
 
     /// A pool with `configuration` (by default sized from this machine).
     public convenience init(configuration: Configuration = .automatic()) {
         self.init(configuration: configuration, decryptionWillStart: nil)
     }
 
-    init(configuration: Configuration, decryptionWillStart: (@Sendable () -> Void)?) {
+    init(configuration: Configuration, decryptionWillStart: (@Sendable (Int) -> Void)?) {
         self.configuration = configuration
         self.decryptionWillStart = decryptionWillStart
         slots = AsyncSlots(count: configuration.maxConcurrent)
@@ -74,6 +97,12 @@ public final class KeystoreDecryptionPool: Sendable {
 
     /// The most slots in use at once so far (for tests and progress displays).
     public var peakSlotsInUse: Int { slots.peakInUse }
+
+    /// The scrypt workspaces made so far (for tests: with reuse, at most the peak of one-slot decryptions).
+    var workspacesCreated: Int { workspacesMade.load(ordering: .relaxed) }
+
+    /// The decryptions run in pairs so far, counted once per pair (for tests and the bench).
+    public var pairsRun: Int { pairsMade.load(ordering: .relaxed) }
 
     /// The slots a keystore's decryption takes: one per `perJobMemory` of KDF memory, 1...maxConcurrent.
     public func weight(of keystore: EncryptedKeystore) -> Int {
@@ -96,21 +125,89 @@ public final class KeystoreDecryptionPool: Sendable {
         let weight = weight(of: keystore)
         try await slots.acquire(weight)
         defer { slots.release(weight) }
-        let limit = configuration.maxScryptMemory
-        let willStart = decryptionWillStart
+        let workspace = takeWorkspace()
+        defer { if weight == 1 { idleWorkspaces.withLock { $0.append(workspace) } } }
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<ParsedKey, KeyFormatError>, Never>) in
-            let thread = Thread {
-                willStart?()
-                continuation.resume(
-                    returning: Result { () throws(KeyFormatError) -> ParsedKey in
-                        try keystore.decrypt(password: password, maxScryptMemory: limit)
-                    })
+            let job = Job(
+                id: nextJobID.add(1, ordering: .relaxed).newValue, keystore: keystore, password: password,
+                workspace: workspace, continuation: continuation)
+            if weight == 1, case .scrypt = keystore.kdf {
+                offer(job)
+            } else {
+                start([job])
             }
-            thread.name = "walletops.keystore-decryption"
-            thread.start()
         }
         return try result.get()
+    }
+
+    /// A decryption that holds its slots and waits for a thread.
+    private struct Job: Sendable {
+        let id: UInt64
+        let keystore: EncryptedKeystore
+        let password: SecretBytes
+        let workspace: Scrypt.Workspace
+        let continuation: CheckedContinuation<Result<ParsedKey, KeyFormatError>, Never>
+
+        func pairs(with other: Job) -> Bool {
+            guard case .scrypt(let n, let r, _) = keystore.kdf, case .scrypt(let n2, let r2, _) = other.keystore.kdf
+            else { return false }
+            return n == n2 && r == r2
+        }
+    }
+
+    /// Starts `job` with a waiting partner of the same n and r, or leaves it waiting `pairingWait` for one.
+    private func offer(_ job: Job) {
+        let partner: Job? = unpaired.withLock { waiting in
+            if let index = waiting.firstIndex(where: { $0.pairs(with: job) }) { return waiting.remove(at: index) }
+            waiting.append(job)
+            return nil
+        }
+        if let partner {
+            start([partner, job])
+            return
+        }
+        let (seconds, attoseconds) = configuration.pairingWait.components
+        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
+            let alone = unpaired.withLock { waiting in
+                waiting.firstIndex { $0.id == job.id }.map { waiting.remove(at: $0) }
+            }
+            if let alone { start([alone]) }
+        }
+    }
+
+    /// Runs one job, or a pair through `EncryptedKeystore.decryptPair`, on a new thread.
+    private func start(_ jobs: [Job]) {
+        let limit = configuration.maxScryptMemory
+        let willStart = decryptionWillStart
+        if jobs.count == 2 { pairsMade.add(1, ordering: .relaxed) }
+        let thread = Thread {
+            willStart?(jobs.count)
+            if jobs.count == 2 {
+                let results = EncryptedKeystore.decryptPair(
+                    (jobs[0].keystore, jobs[0].password), (jobs[1].keystore, jobs[1].password),
+                    maxScryptMemory: limit, workspaces: (jobs[0].workspace, jobs[1].workspace))
+                jobs[0].continuation.resume(returning: results.0)
+                jobs[1].continuation.resume(returning: results.1)
+            } else {
+                for job in jobs {
+                    job.continuation.resume(
+                        returning: Result { () throws(KeyFormatError) -> ParsedKey in
+                            try job.keystore.decrypt(
+                                password: job.password, maxScryptMemory: limit, workspace: job.workspace)
+                        })
+                }
+            }
+        }
+        thread.name = "walletops.keystore-decryption"
+        thread.start()
+    }
+
+    private func takeWorkspace() -> Scrypt.Workspace {
+        if let idle = idleWorkspaces.withLock({ $0.popLast() }) { return idle }
+        workspacesMade.add(1, ordering: .relaxed)
+        return Scrypt.Workspace()
     }
 
     /// Reads the keystore file at `path`, gets its password from `passwords` (by file name), and

@@ -22,18 +22,30 @@ public enum PBKDF2 {
         }
         return try withSecretBytes(password) { passwordPointer, passwordCount in
             try withInputBytes(salt) { saltPointer, saltCount in
-                try OpenSSL.checkLength(passwordCount, "PBKDF2 password")
-                try OpenSSL.checkLength(saltCount, "PBKDF2 salt")
-                return try SecretBytes(count: length) { out in
-                    let ok = passwordPointer.withMemoryRebound(to: CChar.self, capacity: max(passwordCount, 1)) {
-                        PKCS5_PBKDF2_HMAC(
-                            $0, Int32(passwordCount), saltPointer, Int32(saltCount), Int32(iterations),
-                            OpenSSL.Digest.sha256.pointer, Int32(length),
-                            out.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                    }
-                    guard ok == 1 else { throw OpenSSL.error(.libraryFailure, "PBKDF2-HMAC-SHA256 failed") }
+                try SecretBytes(count: length) { out in
+                    try sha256(
+                        password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount),
+                        salt: UnsafeRawBufferPointer(start: saltPointer, count: saltCount), iterations: iterations,
+                        into: out)
                 }
             }
         }
+    }
+
+    /// PBKDF2-HMAC-SHA256 of raw buffers into `out` (its whole length), for callers that keep the
+    /// bytes in memory of their own (scrypt's blocks). Every base address must be non-nil, even for an
+    /// empty input (as `withSecretBytes` and `withInputBytes` give); the iteration check is the caller's.
+    static func sha256(
+        password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int,
+        into out: UnsafeMutableRawBufferPointer
+    ) throws {
+        try OpenSSL.checkLength(password.count, "PBKDF2 password")
+        try OpenSSL.checkLength(salt.count, "PBKDF2 salt")
+        try OpenSSL.checkLength(out.count, "PBKDF2 output")
+        let ok = PKCS5_PBKDF2_HMAC(
+            password.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(password.count),
+            salt.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(salt.count), Int32(iterations),
+            OpenSSL.Digest.sha256.pointer, Int32(out.count), out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        guard ok == 1 else { throw OpenSSL.error(.libraryFailure, "PBKDF2-HMAC-SHA256 failed") }
     }
 }

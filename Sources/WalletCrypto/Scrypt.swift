@@ -1,12 +1,14 @@
-internal import CSodium
 import Foundation
+internal import ScryptKernel
+import Synchronization
 
 /// scrypt (RFC 7914), as Ethereum keystore V3 files with `"kdf": "scrypt"` use it.
 ///
-/// Runs libsodium's `crypto_pwhash_scryptsalsa208sha256_ll`, which accepts the parameters real
-/// wallet files use (for example n = 262144, r = 1, p = 8) that OpenSSL 3.0's scrypt refuses.
-/// `derive` blocks the calling thread for as long as the cost demands; from async code use
-/// `deriveInBackground`, which runs on a dedicated thread instead of the cooperative pool.
+/// PBKDF2-HMAC-SHA256 (OpenSSL) around our ROMix (the `ScryptKernel` module). It accepts every
+/// parameter set real wallet files use (for example n = 262144, r = 1, p = 8, which OpenSSL 3.0's own
+/// scrypt refuses), and takes its memory from a ``Workspace`` that a caller deriving many keys keeps
+/// between derivations. `derive` blocks the calling thread for as long as the cost demands; from async
+/// code use `deriveInBackground`, which runs on a dedicated thread instead of the cooperative pool.
 public enum Scrypt {
     /// One derivation at a time: keeps memory within one `maxMemory` and leaves the pool free.
     private static let queue = DispatchQueue(label: "walletops.scrypt", qos: .userInitiated)
@@ -15,6 +17,9 @@ public enum Scrypt {
     public static let defaultMaxMemory = 1 << 30
 
     /// The memory scrypt needs for these parameters: 128 * r * (n + p) bytes, or nil on overflow.
+    ///
+    /// This is the bound callers check (the figure RFC 7914 and keystore tools quote); a derivation also
+    /// holds two working blocks (256 * r bytes, 2 KiB at r = 8) beside it.
     public static func memoryRequired(n: Int, r: Int, p: Int) -> Int? {
         let (np, o1) = n.addingReportingOverflow(p)
         let (rr, o2) = (128).multipliedReportingOverflow(by: r)
@@ -30,12 +35,86 @@ public enum Scrypt {
     ///   - p: parallelisation, at least 1, with r * p < 2^30.
     ///   - length: output length in bytes, at least 1.
     ///   - maxMemory: the most memory, in bytes, the caller allows (`128 * r * (n + p)` must fit).
+    ///   - workspace: the memory to work in; by default a fresh one, unmapped when the derivation ends.
     /// - Throws: `CryptoError.invalidParameter` for malformed parameters; `.memoryLimitExceeded` when
-    ///   the parameters need more than `maxMemory`.
+    ///   the parameters need more than `maxMemory` or the system has no memory to map.
     public static func derive(
         password: SecretBytes, salt: some ContiguousBytes, n: Int, r: Int, p: Int, length: Int,
-        maxMemory: Int = defaultMaxMemory
+        maxMemory: Int = defaultMaxMemory, workspace: Workspace? = nil
     ) throws -> SecretBytes {
+        let scratchBytes = try checkedScratch(n: n, r: r, p: p, length: length, maxMemory: maxMemory)
+        return try (workspace ?? Workspace()).withScratch(bytes: scratchBytes) { scratch in
+            let blocks = try mixedBlocks(password: password, salt: salt, p: p, r: r) { pointers in
+                for block in pointers { ROMix.mix(block, n: n, r: r, scratch: scratch) }
+            }
+            return try finalKey(password: password, blocks: blocks, length: length)
+        }
+    }
+
+    /// One derivation's inputs, for ``derivePair(_:_:maxMemory:workspaces:)``.
+    public struct Request: Sendable {
+        public var password: SecretBytes
+        public var salt: [UInt8]
+        public var n: Int
+        public var r: Int
+        public var p: Int
+        public var length: Int
+
+        public init(password: SecretBytes, salt: [UInt8], n: Int, r: Int, p: Int, length: Int) {
+            self.password = password
+            self.salt = salt
+            self.n = n
+            self.r = r
+            self.p = p
+            self.length = length
+        }
+    }
+
+    /// Two derivations with the same n and r at once, on this thread, each in its own workspace.
+    ///
+    /// ROMix spends its time waiting on its own previous step, so two instances run interleaved in the
+    /// halves of wider vectors take about the time of one (`ROMix.mixPair`; docs/bench.md "Keystore
+    /// files"). The p ROMix instances of both derivations are taken two at a time.
+    /// - Throws: what `derive` throws for either request; `.invalidParameter` when n or r differ.
+    public static func derivePair(
+        _ first: Request, _ second: Request, maxMemory: Int = defaultMaxMemory, workspaces: (Workspace, Workspace)
+    ) throws -> (SecretBytes, SecretBytes) {
+        guard first.n == second.n, first.r == second.r else {
+            throw CryptoError(.invalidParameter, "scrypt: a pair needs the same n and r")
+        }
+        precondition(workspaces.0 !== workspaces.1, "scrypt: a pair needs two workspaces")
+        let (n, r) = (first.n, first.r)
+        let scratchBytes = try checkedScratch(
+            n: n, r: r, p: first.p, length: first.length, maxMemory: maxMemory)
+        _ = try checkedScratch(n: n, r: r, p: second.p, length: second.length, maxMemory: maxMemory)
+        return try workspaces.0.withScratch(bytes: scratchBytes) { scratch0 in
+            try workspaces.1.withScratch(bytes: scratchBytes) { scratch1 in
+                var secondBlocks: SecretBytes?
+                let firstBlocks = try mixedBlocks(password: first.password, salt: first.salt, p: first.p, r: r) {
+                    firstPointers in
+                    secondBlocks = try mixedBlocks(
+                        password: second.password, salt: second.salt, p: second.p, r: r
+                    ) { secondPointers in
+                        let all = firstPointers + secondPointers
+                        var index = 0
+                        while index + 1 < all.count {
+                            ROMix.mixPair(all[index], all[index + 1], n: n, r: r, scratch: (scratch0, scratch1))
+                            index += 2
+                        }
+                        if index < all.count { ROMix.mix(all[index], n: n, r: r, scratch: scratch0) }
+                    }
+                }
+                return (
+                    try finalKey(password: first.password, blocks: firstBlocks, length: first.length),
+                    try finalKey(password: second.password, blocks: secondBlocks!, length: second.length)
+                )
+            }
+        }
+    }
+
+    /// The scratch bytes of one ROMix instance, after checking the parameters against RFC 7914 and
+    /// `maxMemory`.
+    private static func checkedScratch(n: Int, r: Int, p: Int, length: Int, maxMemory: Int) throws -> Int {
         guard n > 1, n & (n - 1) == 0 else {
             throw CryptoError(.invalidParameter, "scrypt: n = \(n) is not a power of two greater than 1")
         }
@@ -44,25 +123,43 @@ public enum Scrypt {
             throw CryptoError(.invalidParameter, "scrypt: r = \(r), p = \(p) are out of range (r * p < 2^30)")
         }
         guard length >= 1 else { throw CryptoError(.invalidParameter, "scrypt: length must be at least 1") }
-        guard let needed = memoryRequired(n: n, r: r, p: p), needed <= maxMemory else {
+        guard let needed = memoryRequired(n: n, r: r, p: p), needed <= maxMemory,
+            let scratchBytes = ROMix.scratchBytes(n: n, r: r)
+        else {
             throw CryptoError(
                 .memoryLimitExceeded,
                 "scrypt: n = \(n), r = \(r), p = \(p) need 128*r*(n+p) = \(memoryRequired(n: n, r: r, p: p).map(String.init) ?? "too many") bytes, above the limit of \(maxMemory)"
             )
         }
-        // Without sodium_init libsodium runs its portable scrypt, not the SSE2 one (Sodium.swift).
-        precondition(Sodium.ready, "sodium_init failed")
-        return try withSecretBytes(password) { passwordPointer, passwordCount in
-            try withInputBytes(salt) { saltPointer, saltCount in
-                try SecretBytes(count: length) { out in
-                    let status = crypto_pwhash_scryptsalsa208sha256_ll(
-                        passwordPointer, passwordCount, saltPointer, saltCount, UInt64(n), UInt32(r), UInt32(p),
-                        out.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
-                    guard status == 0 else {
-                        throw CryptoError(
-                            .libraryFailure,
-                            "scrypt: libsodium failed for n = \(n), r = \(r), p = \(p) (out of memory?)")
-                    }
+        return scratchBytes
+    }
+
+    /// B = PBKDF2(P, S, 1, p * 128 * r), its p blocks of 128 * r bytes handed to `mix` to go through ROMix.
+    private static func mixedBlocks(
+        password: SecretBytes, salt: some ContiguousBytes, p: Int, r: Int,
+        mix: ([UnsafeMutableRawPointer]) throws -> Void
+    ) throws -> SecretBytes {
+        let blockBytes = 128 * r
+        return try SecretBytes(count: p * blockBytes) { blocks in
+            try withSecretBytes(password) { passwordPointer, passwordCount in
+                try withInputBytes(salt) { saltPointer, saltCount in
+                    try PBKDF2.sha256(
+                        password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount),
+                        salt: UnsafeRawBufferPointer(start: saltPointer, count: saltCount), iterations: 1, into: blocks)
+                }
+            }
+            try mix((0..<p).map { blocks.baseAddress! + $0 * blockBytes })
+        }
+    }
+
+    /// DK = PBKDF2(P, B, 1, length).
+    private static func finalKey(password: SecretBytes, blocks: SecretBytes, length: Int) throws -> SecretBytes {
+        try SecretBytes(count: length) { out in
+            try withSecretBytes(password) { passwordPointer, passwordCount in
+                try blocks.withUnsafeBytes {
+                    try PBKDF2.sha256(
+                        password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount), salt: $0,
+                        iterations: 1, into: out)
                 }
             }
         }
@@ -87,6 +184,65 @@ public enum Scrypt {
                             password: password, salt: saltBytes, n: n, r: r, p: p, length: length, maxMemory: maxMemory)
                     })
             }
+        }
+    }
+}
+
+extension Scrypt {
+    /// Memory for scrypt derivations, kept from one to the next.
+    ///
+    /// A derivation at n = 2^18, r = 8 works through 256 MiB. Fresh memory per derivation (what
+    /// libsodium's scrypt maps each call) costs the kernel 65,536 page faults and zeroed pages: about
+    /// 0.1 s of system time alone and twice that when two cores fault at once (docs/bench.md "Keystore
+    /// files"). A workspace maps its memory on first use, keeps it, maps a larger region when parameters
+    /// need more, and unmaps it when it goes away. Derivations through one workspace run one at a time
+    /// (a second waits for the first). The memory holds values derived from passwords, so it is left out
+    /// of core dumps.
+    public final class Workspace: Sendable {
+        /// The region as plain numbers, so the mutex holds only Sendable state.
+        private struct Mapping {
+            var address = 0
+            var bytes = 0
+        }
+
+        private let mapping = Mutex(Mapping())
+
+        public init() {}
+
+        deinit {
+            mapping.withLock { Self.unmap(&$0) }
+        }
+
+        /// The bytes mapped now: 0 before the first derivation, then the most any derivation needed.
+        public var mappedBytes: Int { mapping.withLock { $0.bytes } }
+
+        /// Runs `body` with at least `bytes` of page-aligned memory, holding the workspace meanwhile.
+        func withScratch<R>(bytes: Int, _ body: (UnsafeMutableRawPointer) throws -> R) throws -> R {
+            try mapping.withLock { mapping in
+                if mapping.bytes < bytes {
+                    Self.unmap(&mapping)
+                    mapping.address = Int(bitPattern: try Self.map(bytes))
+                    mapping.bytes = bytes
+                }
+                return try body(UnsafeMutableRawPointer(bitPattern: mapping.address)!)
+            }
+        }
+
+        private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
+            let base = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let base, base != UnsafeMutableRawPointer(bitPattern: -1) else {
+                throw CryptoError(.memoryLimitExceeded, "scrypt: could not map \(bytes) bytes of memory")
+            }
+            #if os(Linux)
+            _ = madvise(base, bytes, MADV_DONTDUMP)
+            #endif
+            return base
+        }
+
+        /// Unmaps the region; the kernel zeroes its pages before any reuse, so they need no wipe here.
+        private static func unmap(_ mapping: inout Mapping) {
+            if let base = UnsafeMutableRawPointer(bitPattern: mapping.address) { munmap(base, mapping.bytes) }
+            mapping = Mapping()
         }
     }
 }

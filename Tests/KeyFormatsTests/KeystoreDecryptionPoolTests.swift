@@ -1,20 +1,22 @@
 import Foundation
-import KeyFormats
 import TestSupport
 import Testing
 import WalletCrypto
 
-/// The pool's sizing rule, bounded concurrency, records with passwords from a map, and cancellation.
+@testable import KeyFormats
+
+/// The pool's sizing rule, bounded concurrency, records with passwords from a map, kept scrypt memory, and
+/// cancellation.
 @Suite struct KeystoreDecryptionPoolTests {
     @Test func sizing() {
         let perJob = KeystoreDecryptionPool.defaultPerJobMemory
         #expect(KeystoreDecryptionPool.concurrency(cores: 8, availableMemory: 1 << 30, perJobMemory: perJob) == 3)
-        #expect(KeystoreDecryptionPool.concurrency(cores: 2, availableMemory: 64 << 30, perJobMemory: perJob) == 2)
+        #expect(KeystoreDecryptionPool.concurrency(cores: 2, availableMemory: 64 << 30, perJobMemory: perJob) == 4)
         #expect(KeystoreDecryptionPool.concurrency(cores: 8, availableMemory: 100 << 20, perJobMemory: perJob) == 1)
-        #expect(KeystoreDecryptionPool.concurrency(cores: 4, availableMemory: nil, perJobMemory: perJob) == 4)
+        #expect(KeystoreDecryptionPool.concurrency(cores: 4, availableMemory: nil, perJobMemory: perJob) == 8)
         let automatic = KeystoreDecryptionPool.Configuration.automatic()
         #expect(automatic.maxConcurrent >= 1)
-        #expect(automatic.maxConcurrent <= ProcessInfo.processInfo.activeProcessorCount)
+        #expect(automatic.maxConcurrent <= 2 * ProcessInfo.processInfo.activeProcessorCount)
     }
 
     @Test func weights() async throws {
@@ -93,6 +95,42 @@ import WalletCrypto
         }
         #expect(pool.peakSlotsInUse >= 1)
         #expect(pool.peakSlotsInUse <= 2)
+        // Nine scrypt decryptions, at most two at a time, in at most two workspaces: the memory is kept.
+        #expect(pool.workspacesCreated >= 1)
+        #expect(pool.workspacesCreated <= 2)
+    }
+
+    /// Scrypt keystores with the same n and r leave in pairs and each gets its own key; one with another
+    /// n, and the last of an odd count, run alone after the pairing wait.
+    @Test func matchingScryptKeystoresRunInPairs() async throws {
+        let v3 =
+            try Fixtures.json("vectors/geth_accounts_keystore_testdata_v3_test_vector.json") as! [String: [String: Any]]
+        // 30_byte_key and 31_byte_key: scrypt n = 2, r = 8; the wiki page's: n = 2^18, r = 1, p = 8.
+        var jobs: [(keystore: EncryptedKeystore, password: SecretBytes, address: String)] = []
+        for (name, copies) in [("30_byte_key", 3), ("31_byte_key", 2), ("wikipage_test_vector_scrypt", 1)] {
+            let test = v3[name]!
+            let keystore = try EncryptedKeystore(json: JSONSerialization.data(withJSONObject: test["json"]!))
+            let priv = Hex.decode(test["priv"] as! String)!
+            let address = try Secp256k1.PrivateKey(SecretBytes([UInt8](repeating: 0, count: 32 - priv.count) + priv))
+                .ethereumAddress.checksummed
+            for _ in 0..<copies {
+                jobs.append((keystore, SecretBytes(Array((test["password"] as! String).utf8)), address))
+            }
+        }
+        // Six slots: every job holds one at once; a long wait so that a loaded machine still pairs them.
+        let pool = KeystoreDecryptionPool(configuration: .init(maxConcurrent: 6, pairingWait: .seconds(5)))
+        let addresses = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, job) in jobs.enumerated() {
+                group.addTask { (index, try await pool.decrypt(job.keystore, password: job.password).address) }
+            }
+            var found: [Int: String] = [:]
+            for try await (index, address) in group { found[index] = address }
+            return found
+        }
+        for (index, job) in jobs.enumerated() { #expect(addresses[index] == job.address, "job \(index)") }
+        // Five keystores with n = 2, r = 8: two pairs and one alone; the wiki page's alone.
+        #expect(pool.pairsRun == 2)
+        #expect(pool.workspacesCreated <= 6)
     }
 
     /// Six PBKDF2 keystores (262,144 rounds each) queued at once on two slots run two at a time.

@@ -36,14 +36,14 @@ import WalletCrypto
         let (paths, addresses) = try Self.writeKeystores(6, in: dir)
         let barrier = DecryptionBarrier(width: 2)
         let pool = KeystoreDecryptionPool(
-            configuration: .init(maxConcurrent: 2), decryptionWillStart: { barrier.arrive() })
+            configuration: .init(maxConcurrent: 2), decryptionWillStart: { barrier.arrive($0) })
         let reader = KeystoreReadAhead(
             paths: paths, passwords: .file(dir.path + "/password"), pool: pool, readAhead: 2)
 
         var records = try await reader.next(1)
         #expect(records.count == 1)
-        // The first decryption passes the barrier only once a second one runs beside it: asked for
-        // one record, the reader had started the next ones too.
+        // The first decryption passes the barrier only once a second one runs beside it (on its own thread
+        // or paired on the same one): asked for one record, the reader had started the next ones too.
         #expect(barrier.widthReached)
         #expect(!barrier.timedOut)
         // Handed one record, it keeps two more started (its bound), and they reach the pool's
@@ -138,12 +138,12 @@ final class DecryptionBarrier: Sendable {
     var widthReached: Bool { state.withLock { $0.arrivals >= width } }
     var timedOut: Bool { state.withLock { $0.timedOut } }
 
-    /// On a decryption's thread, before the KDF.
-    func arrive() {
+    /// On a decryption thread, before the KDF: `count` decryptions (2 for a pair) arrive.
+    func arrive(_ count: Int) {
         let deadline = Date(timeIntervalSinceNow: 60)
         condition.lock()
         defer { condition.unlock() }
-        state.withLock { $0.arrivals += 1 }
+        state.withLock { $0.arrivals += count }
         condition.broadcast()
         while !widthReached {
             if !condition.wait(until: deadline) {

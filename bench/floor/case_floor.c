@@ -23,6 +23,7 @@
 
 #include "ec_ops.h"
 #include "keccak.h"
+#include "scrypt_warm.h"
 
 static double now_us(void) {
     struct timespec ts;
@@ -156,6 +157,26 @@ static void op_scrypt(void *p) {
             1ULL << 18, 8, 1, derived, 32) != 0) abort();
     sink ^= derived[0];
 }
+/* The same derivation in memory kept from call to call (scrypt_warm.h). */
+static void op_scrypt_warm(void *p) {
+    uint8_t derived[32], salt[32] = {1};
+    if (scrypt_warm((const uint8_t *)"bench-keystore-password", 23, salt, 32, 1ULL << 18, 8, p, derived, 32) != 0)
+        abort();
+    sink ^= derived[0];
+}
+/* scrypt_warm must give libsodium's keys, or its time would mean nothing. */
+static int scrypt_warm_self_check(void) {
+    static const uint8_t rfc_empty[8] = {0x77, 0xd6, 0x57, 0x62, 0x38, 0x65, 0x7b, 0x20}; /* RFC 7914 s. 12 */
+    uint8_t ours[64], theirs[64], salt[32] = {7};
+    lanes4 *scratch = aligned_alloc(64, 128 * 8 * (1024 + 2));
+    int ok = scratch && scrypt_warm((const uint8_t *)"", 0, (const uint8_t *)"", 0, 16, 1, scratch, ours, 64) == 0 &&
+             memcmp(ours, rfc_empty, 8) == 0 &&
+             scrypt_warm((const uint8_t *)"pw", 2, salt, 32, 1024, 8, scratch, ours, 64) == 0 &&
+             crypto_pwhash_scryptsalsa208sha256_ll((const uint8_t *)"pw", 2, salt, 32, 1024, 8, 1, theirs, 64) == 0 &&
+             memcmp(ours, theirs, 64) == 0;
+    free(scratch);
+    return ok;
+}
 static void op_keystore_mac_ctr(void *p) {
     uint8_t derived[32] = {2}, mac_input[16 + 32] = {0}, mac[32], iv[16] = {0}, cipher[32] = {3}, plain[32];
     int len;
@@ -191,7 +212,7 @@ static void row(const char *name, double us, double cores, const char *what) {
 
 int main(int argc, char **argv) {
     int batch = argc > 1 ? atoi(argv[1]) : 100;
-    if (batch < 1 || sodium_init() < 0 || !keccak_self_check()) {
+    if (batch < 1 || sodium_init() < 0 || !keccak_self_check() || !scrypt_warm_self_check()) {
         fprintf(stderr, "case_floor: bad batch or self-check failed\n");
         return 1;
     }
@@ -235,7 +256,12 @@ int main(int argc, char **argv) {
     double p384_sign = measure(op_ec_sign, &p384, 40, 5);
     double p384_verify = measure(op_ec_verify, &p384, 40, 5);
 
-    double scrypt = measure(op_scrypt, NULL, 1, 3);
+    double scrypt_fresh = measure(op_scrypt, NULL, 1, 3);
+    lanes4 *scratch = aligned_alloc(64, 128 * 8 * ((1 << 18) + 2));
+    if (!scratch) return 1;
+    double scrypt_kept = measure(op_scrypt_warm, scratch, 1, 3); /* the warm-up call faults the pages in */
+    free(scratch);
+    double scrypt = scrypt_kept < scrypt_fresh ? scrypt_kept : scrypt_fresh;
     double keystore_rest = measure(op_keystore_mac_ctr, NULL, 2000, 7);
 
     char path[] = "/tmp/walletops-floor-XXXXXX";
@@ -283,8 +309,8 @@ int main(int argc, char **argv) {
     snprintf(what, sizeof what, "AES-256-GCM open + Ed25519 key from seed + base58 address + AES-256-GCM seal "
              "+ attested exchange / %d", batch);
     row("import-sol", gcm_open + ed_address + seal + import_batch, cores, what);
-    snprintf(what, sizeof what, "scrypt n=2^18 r=8 p=1 (libsodium) + keccak MAC + AES-128-CTR + the import-eth "
-             "item");
+    snprintf(what, sizeof what, "scrypt n=2^18 r=8 p=1 (%s) + keccak MAC + AES-128-CTR + the import-eth item",
+             scrypt == scrypt_kept ? "C ROMix in kept memory" : "libsodium");
     row("keystore", scrypt + keystore_rest + gcm_open + secp_address + seal + import_batch, cores, what);
     row("sweep-plan", request / 100, cores, "1 signed ListAccess request per page of 100 grants");
     row("sweep-apply", request, cores, "1 signed RevokeAccess request per grant (per session)");
@@ -293,9 +319,10 @@ int main(int argc, char **argv) {
 
     fprintf(stderr,
         "parts (us): random32 %.2f, secp256k1+address %.2f, ed25519+address %.2f, gcm seal %.2f, gcm open %.2f, "
-        "P-256 sign %.1f, verify %.1f, ECDH %.1f, keygen %.1f, P-384 sign %.1f, verify %.1f, scrypt %.0f, "
+        "P-256 sign %.1f, verify %.1f, ECDH %.1f, keygen %.1f, P-384 sign %.1f, verify %.1f, scrypt %.0f "
+        "(libsodium) / %.0f (kept memory), "
         "checkpoint %.2f\n",
         random32, secp_address, ed_address, seal, gcm_open, p256_sign, p256_verify, p256_ecdh, p256_keygen, p384_sign,
-        p384_verify, scrypt, checkpoint);
+        p384_verify, scrypt_fresh, scrypt_kept, checkpoint);
     return sink == 0x5a ? 0 : 0;
 }
