@@ -229,7 +229,14 @@ extension Scrypt {
         }
 
         private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
-            let base = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it: the first
+            // pairs of a 40-file import took 0.82-0.98 s so, 0.90-2.6 s faulting (docs/bench.md "Keystore files").
+            #if os(Linux)
+            let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
+            #else
+            let flags = MAP_PRIVATE | MAP_ANONYMOUS
+            #endif
+            let base = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0)
             guard let base, base != UnsafeMutableRawPointer(bitPattern: -1) else {
                 throw CryptoError(.memoryLimitExceeded, "scrypt: could not map \(bytes) bytes of memory")
             }
