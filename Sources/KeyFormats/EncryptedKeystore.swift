@@ -6,7 +6,7 @@ import WalletCrypto
 ///
 /// See <https://ethereum.org/en/developers/docs/data-structures-and-encoding/web3-secret-storage/> and
 /// go-ethereum `accounts/keystore`. Field names are matched in any case (`crypto` or `Crypto`), as
-/// geth's JSON decoder does. Decryption is ``decrypt(password:maxScryptMemory:)`` or, in bulk,
+/// geth's JSON decoder does. Decryption is ``decrypt(password:maxScryptMemory:workspace:)`` or, in bulk,
 /// ``KeystoreDecryptionPool``.
 public struct EncryptedKeystore: Sendable {
     /// The file layout.

@@ -114,7 +114,7 @@ public final class KeystoreDecryptionPool: Sendable {
 
     /// Decrypts `keystore` with `password` once slots are free, on a dedicated thread.
     ///
-    /// - Throws: `KeyFormatError` as ``EncryptedKeystore/decrypt(password:maxScryptMemory:)``
+    /// - Throws: `KeyFormatError` as ``EncryptedKeystore/decrypt(password:maxScryptMemory:workspace:)``
     ///   throws, or `CancellationError` if the task is cancelled while waiting for slots (a
     ///   decryption that has started runs to completion).
     public func decrypt(_ keystore: EncryptedKeystore, password: SecretBytes) async throws -> ParsedKey {
@@ -132,7 +132,8 @@ public final class KeystoreDecryptionPool: Sendable {
             let job = Job(
                 id: nextJobID.add(1, ordering: .relaxed).newValue, keystore: keystore, password: password,
                 workspace: workspace, continuation: continuation)
-            if weight == 1, case .scrypt = keystore.kdf {
+            // With one slot no partner can come: no wait.
+            if weight == 1, configuration.maxConcurrent > 1, case .scrypt = keystore.kdf {
                 offer(job)
             } else {
                 start([job])
