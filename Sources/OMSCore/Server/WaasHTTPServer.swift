@@ -37,6 +37,9 @@ public final class WaasHTTPServer: Sendable {
         var stopped = false
         var hurry = false
         var draining = false
+        /// The listen socket `MHD_quiesce_daemon` handed back: shut down at once, closed once the daemon's
+        /// threads are joined.
+        var quiescedSocket: Int32 = -1
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -127,7 +130,7 @@ public final class WaasHTTPServer: Sendable {
             let daemon = state.daemon
             // Refuse new connections now, before any task is scheduled: a busy cooperative pool must not
             // delay the moment the server stops accepting.
-            if let daemon { quiesce(daemon) }
+            if let daemon { state.quiescedSocket = quiesce(daemon) }
             state.draining = true
             let task = Task { await self.performStop(daemon, grace: grace) }
             state.stopTask = task
@@ -139,12 +142,16 @@ public final class WaasHTTPServer: Sendable {
     /// Whether a stop has begun: new connections are refused from then on.
     public var isDraining: Bool { lifecycle.withLock { $0.draining } }
 
-    private func quiesce(_ daemon: Daemon) {
-        // The listen socket leaves the daemon; closing it makes new connections fail at once instead of
-        // waiting in the backlog.
+    /// Takes the listen socket out of the daemon and shuts it down; returns it (or -1) to close later.
+    private func quiesce(_ daemon: Daemon) -> Int32 {
+        // Shutting the listen socket down makes new connections fail at once instead of waiting in the
+        // backlog. Not closed yet: the daemon's epoll threads may still be removing it from their epoll
+        // sets, and libmicrohttpd aborts the process when that finds the descriptor closed ("Failed to
+        // remove listen FD from epoll set", seen once in CI). It is closed after MHD_stop_daemon.
         let listening = MHD_quiesce_daemon(daemon.pointer)
-        if listening >= 0 { close(listening) }
+        if listening >= 0 { shutdown(listening, Int32(SHUT_RDWR)) }
         engine.beginDraining()
+        return listening
     }
 
     /// Cuts the grace period short when a stop is already in progress (a second signal).
@@ -189,6 +196,8 @@ public final class WaasHTTPServer: Sendable {
             }
         }
         let waiters = lifecycle.withLock { state in
+            if state.quiescedSocket >= 0 { close(state.quiescedSocket) }
+            state.quiescedSocket = -1
             state.daemon = nil
             state.stopped = true
             defer { state.waiters = [] }
