@@ -14,6 +14,8 @@ TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU)) \
 	$(if $(filter skylake-avx512,$(TARGET_CPU)),-Xswiftc -DED25519_EIGHT_LANES)
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
+# Debug builds compile scrypt's kernel with optimization too (Package.swift, scryptKernelSettings).
+export WALLETOPS_OPTIMIZE_SCRYPT_KERNEL = 1
 
 .PHONY: all bootstrap build test demo bench bench-micro format format-check clean
 

@@ -1,7 +1,15 @@
 // swift-tools-version:6.0
 // walletops: the OMS wallet core, its Swift SDK, and a checkpointed batch worker.
 // Layers (each depends only on those below it): see ARCHITECTURE in docs/architecture.md.
+import Foundation
 import PackageDescription
+
+/// scrypt's memory-hard core is compiled with optimization in debug builds too when
+/// WALLETOPS_OPTIMIZE_SCRYPT_KERNEL is set, as `make` sets it: unoptimized, its vector code took 93 s for
+/// one n = 2^18 ROMix (0.55 s optimized), which the keystore tests of a debug build cannot afford. Not by
+/// default: a package with unsafe flags cannot be another package's dependency (the SDK's users).
+let scryptKernelSettings: [SwiftSetting] =
+    ProcessInfo.processInfo.environment["WALLETOPS_OPTIMIZE_SCRYPT_KERNEL"] == nil ? [] : [.unsafeFlags(["-O"])]
 
 /// One system-library target per Debian C library (STYLE.md "Layout").
 func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
@@ -25,9 +33,8 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
 
-        // scrypt's memory-hard core, optimized in every configuration: unoptimized, its vector code took 93 s
-        // for one n = 2^18 ROMix (0.55 s optimized), which the keystore tests of a debug build cannot afford.
-        .target(name: "ScryptKernel", swiftSettings: [.unsafeFlags(["-O"])]),
+        // scrypt's memory-hard core (see scryptKernelSettings).
+        .target(name: "ScryptKernel", swiftSettings: scryptKernelSettings),
         // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
         .target(name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium", "ScryptKernel"]),
         // The OMS wire protocol: wire types, request signing and verification, error codes, transports.

@@ -6,7 +6,7 @@
 /// `mixPair` runs two instances in the two halves of 256-bit vectors, in about the time of one
 /// (docs/bench.md "Keystore files"). The caller supplies the memory, so a run over many keystores keeps it
 /// between derivations instead of paying the kernel to fault in and zero 65,536 fresh pages per file.
-/// This module is compiled with optimization in every build configuration (Package.swift).
+/// `make` compiles this module with optimization in debug builds too (Package.swift, scryptKernelSettings).
 public enum ROMix {
     /// The bytes of scratch memory one instance needs: n blocks of V plus two working blocks, 128 * r
     /// bytes each; nil when the product overflows.
