@@ -35,11 +35,11 @@ extension EncryptedKeystore {
     ) -> (Result<ParsedKey, KeyFormatError>, Result<ParsedKey, KeyFormatError>) {
         guard let firstRequest = first.keystore.scryptRequest(password: first.password),
             let secondRequest = second.keystore.scryptRequest(password: second.password),
-            first.keystore.kdfMemory <= maxScryptMemory, second.keystore.kdfMemory <= maxScryptMemory,
             let keys = try? Scrypt.derivePair(
                 firstRequest, secondRequest, maxMemory: maxScryptMemory, workspaces: workspaces)
         else {
-            // Not a pair after all (the pool pairs only matching scrypt keystores within the limit): one by one.
+            // Not a pair after all (derivePair refused them: other n or r, over the memory limit): one by one,
+            // so each gets its own error.
             return (
                 Result { () throws(KeyFormatError) in
                     try first.keystore.decrypt(

@@ -101,8 +101,8 @@ public final class KeystoreDecryptionPool: Sendable {
     /// The scrypt workspaces made so far (for tests: with reuse, at most the peak of one-slot decryptions).
     var workspacesCreated: Int { workspacesMade.load(ordering: .relaxed) }
 
-    /// The decryptions run in pairs so far, counted once per pair (for tests and the bench).
-    public var pairsRun: Int { pairsMade.load(ordering: .relaxed) }
+    /// The decryptions run in pairs so far, counted once per pair (for tests).
+    var pairsRun: Int { pairsMade.load(ordering: .relaxed) }
 
     /// The slots a keystore's decryption takes: one per `perJobMemory` of KDF memory, 1...maxConcurrent.
     public func weight(of keystore: EncryptedKeystore) -> Int {

@@ -43,11 +43,13 @@ public enum Scrypt {
         maxMemory: Int = defaultMaxMemory, workspace: Workspace? = nil
     ) throws -> SecretBytes {
         let scratchBytes = try checkedScratch(n: n, r: r, p: p, length: length, maxMemory: maxMemory)
+        let blockBytes = 128 * r
         return try (workspace ?? Workspace()).withScratch(bytes: scratchBytes) { scratch in
-            let blocks = try mixedBlocks(password: password, salt: salt, p: p, r: r) { pointers in
-                for block in pointers { ROMix.mix(block, n: n, r: r, scratch: scratch) }
+            let blocks = try SecretBytes(count: p * blockBytes) { buffer in
+                try initialBlocks(password: password, salt: salt, into: buffer)
+                for block in 0..<p { ROMix.mix(buffer.baseAddress! + block * blockBytes, n: n, r: r, scratch: scratch) }
             }
-            return try finalKey(password: password, blocks: blocks, length: length)
+            return try blocks.withUnsafeBytes { try finalKey(password: password, blocks: $0, length: length) }
         }
     }
 
@@ -87,27 +89,37 @@ public enum Scrypt {
         let scratchBytes = try checkedScratch(
             n: n, r: r, p: first.p, length: first.length, maxMemory: maxMemory)
         _ = try checkedScratch(n: n, r: r, p: second.p, length: second.length, maxMemory: maxMemory)
+        let blockBytes = 128 * r
+        let firstBytes = first.p * blockBytes
         return try workspaces.0.withScratch(bytes: scratchBytes) { scratch0 in
             try workspaces.1.withScratch(bytes: scratchBytes) { scratch1 in
-                var secondBlocks: SecretBytes?
-                let firstBlocks = try mixedBlocks(password: first.password, salt: first.salt, p: first.p, r: r) {
-                    firstPointers in
-                    secondBlocks = try mixedBlocks(
-                        password: second.password, salt: second.salt, p: second.p, r: r
-                    ) { secondPointers in
-                        let all = firstPointers + secondPointers
-                        var index = 0
-                        while index + 1 < all.count {
-                            ROMix.mixPair(all[index], all[index + 1], n: n, r: r, scratch: (scratch0, scratch1))
-                            index += 2
-                        }
-                        if index < all.count { ROMix.mix(all[index], n: n, r: r, scratch: scratch0) }
+                // Both derivations' blocks in one secret buffer, first's then second's, mixed two at a time.
+                let blocks = try SecretBytes(count: (first.p + second.p) * blockBytes) { buffer in
+                    try initialBlocks(
+                        password: first.password, salt: first.salt, into: .init(rebasing: buffer[..<firstBytes]))
+                    try initialBlocks(
+                        password: second.password, salt: second.salt, into: .init(rebasing: buffer[firstBytes...]))
+                    let count = first.p + second.p
+                    var block = 0
+                    while block + 1 < count {
+                        ROMix.mixPair(
+                            buffer.baseAddress! + block * blockBytes, buffer.baseAddress! + (block + 1) * blockBytes,
+                            n: n, r: r, scratch: (scratch0, scratch1))
+                        block += 2
+                    }
+                    if block < count {
+                        ROMix.mix(buffer.baseAddress! + block * blockBytes, n: n, r: r, scratch: scratch0)
                     }
                 }
-                return (
-                    try finalKey(password: first.password, blocks: firstBlocks, length: first.length),
-                    try finalKey(password: second.password, blocks: secondBlocks!, length: second.length)
-                )
+                return try blocks.withUnsafeBytes { all in
+                    (
+                        try finalKey(
+                            password: first.password, blocks: .init(rebasing: all[..<firstBytes]), length: first.length),
+                        try finalKey(
+                            password: second.password, blocks: .init(rebasing: all[firstBytes...]),
+                            length: second.length)
+                    )
+                }
             }
         }
     }
@@ -134,33 +146,28 @@ public enum Scrypt {
         return scratchBytes
     }
 
-    /// B = PBKDF2(P, S, 1, p * 128 * r), its p blocks of 128 * r bytes handed to `mix` to go through ROMix.
-    private static func mixedBlocks(
-        password: SecretBytes, salt: some ContiguousBytes, p: Int, r: Int,
-        mix: ([UnsafeMutableRawPointer]) throws -> Void
-    ) throws -> SecretBytes {
-        let blockBytes = 128 * r
-        return try SecretBytes(count: p * blockBytes) { blocks in
-            try withSecretBytes(password) { passwordPointer, passwordCount in
-                try withInputBytes(salt) { saltPointer, saltCount in
-                    try PBKDF2.sha256(
-                        password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount),
-                        salt: UnsafeRawBufferPointer(start: saltPointer, count: saltCount), iterations: 1, into: blocks)
-                }
+    /// B = PBKDF2(P, S, 1, p * 128 * r), written into `blocks` (p * 128 * r bytes).
+    private static func initialBlocks(
+        password: SecretBytes, salt: some ContiguousBytes, into blocks: UnsafeMutableRawBufferPointer
+    ) throws {
+        try withSecretBytes(password) { passwordPointer, passwordCount in
+            try withInputBytes(salt) { saltPointer, saltCount in
+                try PBKDF2.sha256(
+                    password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount),
+                    salt: UnsafeRawBufferPointer(start: saltPointer, count: saltCount), iterations: 1, into: blocks)
             }
-            try mix((0..<p).map { blocks.baseAddress! + $0 * blockBytes })
         }
     }
 
-    /// DK = PBKDF2(P, B, 1, length).
-    private static func finalKey(password: SecretBytes, blocks: SecretBytes, length: Int) throws -> SecretBytes {
+    /// DK = PBKDF2(P, B, 1, length), B being the mixed blocks.
+    private static func finalKey(password: SecretBytes, blocks: UnsafeRawBufferPointer, length: Int) throws
+        -> SecretBytes
+    {
         try SecretBytes(count: length) { out in
             try withSecretBytes(password) { passwordPointer, passwordCount in
-                try blocks.withUnsafeBytes {
-                    try PBKDF2.sha256(
-                        password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount), salt: $0,
-                        iterations: 1, into: out)
-                }
+                try PBKDF2.sha256(
+                    password: UnsafeRawBufferPointer(start: passwordPointer, count: passwordCount), salt: blocks,
+                    iterations: 1, into: out)
             }
         }
     }
@@ -230,7 +237,8 @@ extension Scrypt {
 
         private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
             // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it: the first
-            // pairs of a 40-file import took 0.82-0.98 s so, 0.90-2.6 s faulting (docs/bench.md "Keystore files").
+            // pairs of a 40-file import took 0.82-0.98 s this way, 0.90-2.6 s faulting (docs/bench.md "Keystore
+            // files").
             #if os(Linux)
             let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
             #else
