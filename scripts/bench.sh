@@ -303,6 +303,7 @@ scale_case() {
     scale_run "$name" "$kind" "$rows"
     best_round
     ratios+=("$(awk -v a="$SECONDS_TAKEN" -v b="$base_seconds" 'BEGIN { printf "%.4f", a / b }')")
+    log "$name: round $round: $base_rows rows ${base_seconds} s, $rows rows ${SECONDS_TAKEN} s, ${ratios[-1]}x"
   done
   median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ r[NR] = $1 } END { print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
   rss_ratio=$(awk -v a="$BEST_RSS" -v b="$base_rss" 'BEGIN { printf "%.4f", a / b }')

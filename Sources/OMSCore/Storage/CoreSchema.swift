@@ -95,5 +95,6 @@ enum CoreSchema {
         addressKeyMigration,
         importedAddressIndexMigration,
         settledAddressKeyVersionMigration,
+        recentAddressKeysInMemoryMigration,
     ]
 }

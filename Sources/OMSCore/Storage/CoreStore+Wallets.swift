@@ -29,67 +29,63 @@ extension SQLiteDatabase {
 
     private static let insertWalletSQL = StatementSQL(insertWalletsSQL(rows: 1))
 
-    private static let importedWalletByAddressSQL =
-        "SELECT \(walletColumns) FROM wallets WHERE seq IN ("
-        + "SELECT seq FROM imported_address_keys_recent WHERE address_key = ?1 "
-        + "UNION ALL SELECT seq FROM imported_address_keys WHERE address_key = ?1) "
-        + "AND project_id = ?2 AND address = ?3 ORDER BY seq LIMIT 1"
-
-    /// The imported wallet of `project` that holds `address`, through both tiers of imported address
-    /// keys. Enclave-made wallets are not indexed: their keys never leave the core, so no import can
-    /// carry one (migration 6, docs/core.md "Wallet storage").
+    /// The imported wallet of `project` that holds `address`, through the recent address keys (in this
+    /// connection's memory) and the settled tier. Enclave-made wallets are not indexed: their keys never
+    /// leave the core, so no import can carry one (migrations 6 and 8, docs/core.md "Wallet storage").
     func importedWallet(address: String, project: String) throws -> WalletRecord? {
         try importedWallet(
             address: address, project: project, key: WalletAddressKey.of(project: project, address: address))
     }
 
-    /// Whether the recent tier holds `key` (a primary-key probe, no table row read), and the settled
-    /// tier's version, in one statement: the version says whether this connection's filter of the
-    /// settled keys is up to date (``SettledAddressKeyFilter``).
-    private static let recentAddressKeyProbeSQL = StatementSQL(
-        "SELECT EXISTS (SELECT 1 FROM imported_address_keys_recent WHERE address_key = ?1), "
-            + "(SELECT version FROM address_key_settlements WHERE id = 1)")
-
-    /// Whether the settled tier holds `key`: a primary-key probe.
-    private static let settledAddressKeyProbeSQL = StatementSQL(
-        "SELECT EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
-
-    /// Whether either tier holds `key`. Nearly every key an import stores is new: the recent tier is
-    /// small and cached, and the settled tier is asked only when this connection's filter of its keys
-    /// may hold `key` (0.1-2 % of new keys) or is out of date. Existence probes only: the wallet row,
-    /// through ``importedWalletByAddressSQL`` (whose `seq IN (...)` builds a temporary index each time),
-    /// is read on a hit alone.
-    func importedAddressKeyIsHeld(_ key: Int64) throws -> Bool {
-        let probe = try cachedStatement(Self.recentAddressKeyProbeSQL)
-        try probe.bind(key, at: 1)
-        let row = try probe.step()
-        let recent = !row || probe.int64(at: 0) != 0
-        let version = row ? probe.int64(at: 1) : 0
-        probe.reset()
-        if recent { return true }
-        guard try settledAddressKeyFilter.mayHold(key, current: version, db: self) else { return false }
-        let settled = try cachedStatement(Self.settledAddressKeyProbeSQL)
-        defer { settled.reset() }
-        try settled.bind(key, at: 1)
-        return try settled.step() && settled.int64(at: 0) != 0
-    }
-
     /// ``importedWallet(address:project:)`` with the address key computed by the caller
     /// (`WalletAddressKey.of(project:address:)`).
     func importedWallet(address: String, project: String, key: Int64) throws -> WalletRecord? {
-        // The key is a hash of project and address: a hit may be another address's, so read the wallet.
-        guard try importedAddressKeyIsHeld(key) else { return nil }
-        let statement = try cachedStatement(Self.importedWalletByAddressSQL)
-        defer { statement.reset() }
-        try statement.bind(key, at: 1)
-        try statement.bind(project, at: 2)
-        try statement.bind(address, at: 3)
-        guard try statement.step() else { return nil }
-        return Self.walletRecord(statement)
+        let settlements = try recentAddressKeys.catchUp(self)
+        return try importedWallet(address: address, project: project, key: key, version: settlements.version)
     }
 
-    private static let insertRecentAddressKeySQL = StatementSQL(
-        "INSERT INTO imported_address_keys_recent(address_key, seq) VALUES (?, ?)")
+    /// Whether the settled tier holds `key`: a primary-key probe, no table row read.
+    private static let settledAddressKeyProbeSQL = StatementSQL(
+        "SELECT EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
+
+    private static let settledWalletByAddressSQL =
+        "SELECT \(walletColumns) FROM wallets WHERE seq IN (SELECT seq FROM imported_address_keys WHERE address_key = ?1) "
+        + "AND project_id = ?2 AND address = ?3 ORDER BY seq LIMIT 1"
+
+    private static let walletBySeqAndAddressSQL = StatementSQL(
+        "SELECT \(walletColumns) FROM wallets WHERE seq = ?1 AND project_id = ?2 AND address = ?3")
+
+    /// The lookup after ``RecentAddressKeys/catchUp(_:)`` in the same transaction; `version` is the
+    /// settled tier's. The key is a hash of project and address, so a hit may be another address's (or
+    /// a phantom): the wallet row decides. The settled tier is asked only when this connection's filter of
+    /// its keys may hold `key` (0.1-2 % of new keys) or is out of date, and its wallet row (through
+    /// ``settledWalletByAddressSQL``, whose `seq IN (...)` builds a temporary index each time) is read on a
+    /// hit alone.
+    private func importedWallet(address: String, project: String, key: Int64, version: Int64) throws -> WalletRecord? {
+        if try settledAddressKeyFilter.mayHold(key, current: version, db: self) {
+            let probe = try cachedStatement(Self.settledAddressKeyProbeSQL)
+            try probe.bind(key, at: 1)
+            let held = try probe.step() && probe.int64(at: 0) != 0
+            probe.reset()
+            if held {
+                let statement = try cachedStatement(Self.settledWalletByAddressSQL)
+                defer { statement.reset() }
+                try statement.bind(key, at: 1)
+                try statement.bind(project, at: 2)
+                try statement.bind(address, at: 3)
+                if try statement.step() { return Self.walletRecord(statement) }
+            }
+        }
+        for seq in recentAddressKeys.seqs(of: key) {
+            let statement = try cachedStatement(Self.walletBySeqAndAddressSQL)
+            defer { statement.reset() }
+            try statement.bind(seq, at: 1)
+            try statement.bind(project, at: 2)
+            try statement.bind(address, at: 3)
+            if try statement.step() { return Self.walletRecord(statement) }
+        }
+        return nil
+    }
 
     /// The insert of a full chunk, found by identity (its text is long to hash on every chunk).
     private static let insertWalletChunkSQL = StatementSQL(insertWalletsSQL(rows: insertChunk))
@@ -100,9 +96,9 @@ extension SQLiteDatabase {
     }
 
     /// Rows per multi-row `INSERT` of ``insertEnclaveWalletsUnlessReferenced(_:project:now:)`` and
-    /// ``insertImportedWallets(_:project:now:)``, and keys per recent-tier probe of the latter. In C
-    /// (`bench/floor/address_index.c`, 100,000 rows, no address index) one row per statement took 8.85 us
-    /// per row, 20 per statement 6.74 us and 100 per statement 5.28 us (`address_index 1 R 2 100000`).
+    /// ``insertImportedWallets(_:project:now:)``. In C (`bench/floor/address_index.c`, 100,000 rows, no address index) one row
+    /// per statement took 8.85 us per row, 20 per statement 6.74 us and 100 per statement 5.28 us
+    /// (`address_index 1 R 2 100000`).
     static let insertChunk = 64
 
     /// Binds `wallet`'s ten columns as row `row` (0-based) of an insert built by ``insertWalletsSQL(rows:)``.
@@ -187,80 +183,52 @@ extension SQLiteDatabase {
     /// Inserts the imported wallets of `wallets` whose address the project does not hold yet, from the
     /// store or from an earlier entry of `wallets`; returns, by position, nil for a stored wallet or the
     /// wallet that holds the address. The same check as ``insertWallet(_:project:addressKey:sealedKey:now:)``,
-    /// inside the writer's transaction, a window of ``insertChunk`` wallets at a time: one statement asks
-    /// the recent tier for all of the window's keys and one reads the settled tier's version, the
-    /// settled filter clears nearly every other key, and the window's new wallets go in by one multi-row
-    /// `INSERT` (their recent address keys by a statement each: a multi-row insert into that random-order
-    /// table keeps a statement journal of every page it touches). Only a key that may be held is looked
-    /// up on its own (``importedWallet(address:project:key:)``).
+    /// inside the writer's transaction: the recent keys are in memory and the settled filter clears nearly
+    /// every other key, so the new wallets go in by multi-row `INSERT`s of ``insertChunk``, and only a key
+    /// that may be held is looked up on its own (``importedWallet(address:project:key:version:)``).
     func insertImportedWallets(_ wallets: [ImportedWalletRow], project: String, now: Int64) throws -> [WalletRecord?] {
+        let recent = recentAddressKeys
+        let version = try recent.catchUp(self).version
+        let filter = settledAddressKeyFilter
         var holders = [WalletRecord?](repeating: nil, count: wallets.count)
         var pending: [Int] = []
         pending.reserveCapacity(Self.insertChunk)
-        // The window's keys taken for insertion, inserted yet or not: the window's recent-tier answer predates them.
-        var windowKeys = Set<Int64>(minimumCapacity: Self.insertChunk)
+        // The keys taken for insertion and not yet inserted: not in the index yet.
+        var pendingKeys = Set<Int64>(minimumCapacity: Self.insertChunk)
         func insertPending() throws {
             guard !pending.isEmpty else { return }
             let first = try insertImportedWalletRows(pending.lazy.map { wallets[$0] }, project: project, now: now)
-            let keys = try cachedStatement(Self.insertRecentAddressKeySQL)
             for (row, index) in pending.enumerated() {
-                try keys.bind(wallets[index].addressKey, at: 1)
-                try keys.bind(first + Int64(row), at: 2)
-                try keys.step()
-                keys.reset()
+                recent.inserted(key: wallets[index].addressKey, seq: first + Int64(row), id: wallets[index].record.id)
             }
             pending.removeAll(keepingCapacity: true)
+            pendingKeys.removeAll(keepingCapacity: true)
         }
-        var start = 0
-        while start < wallets.count {
-            let window = start..<min(start + Self.insertChunk, wallets.count)
-            let (recent, version) = try recentAddressKeys(among: wallets[window].lazy.map(\.addressKey))
-            let filter = settledAddressKeyFilter
-            windowKeys.removeAll(keepingCapacity: true)
-            for index in window {
-                let wallet = wallets[index]
-                let key = wallet.addressKey
-                if windowKeys.contains(key) {
-                    try insertPending()  // so that the lookup below sees them
-                } else if !recent.contains(key), try !filter.mayHold(key, current: version, db: self) {
-                    pending.append(index)
-                    windowKeys.insert(key)
-                    continue
-                }
-                // May be held: the wallet itself decides (the key is a hash of project and address).
-                if let holder = try importedWallet(address: wallet.record.address, project: project, key: key) {
-                    holders[index] = holder
-                } else {
-                    pending.append(index)
-                    windowKeys.insert(key)
-                }
+        func take(_ index: Int, key: Int64) throws {
+            pending.append(index)
+            pendingKeys.insert(key)
+            if pending.count == Self.insertChunk { try insertPending() }
+        }
+        for (index, wallet) in wallets.enumerated() {
+            let key = wallet.addressKey
+            if pendingKeys.contains(key) {
+                try insertPending()  // so that the lookup below sees them
+            } else if !recent.contains(key), try !filter.mayHold(key, current: version, db: self) {
+                try take(index, key: key)
+                continue
             }
-            try insertPending()
-            start = window.upperBound
+            // May be held: the wallet itself decides (the key is a hash of project and address).
+            if let holder = try importedWallet(
+                address: wallet.record.address, project: project, key: key, version: version)
+            {
+                holders[index] = holder
+            } else {
+                try take(index, key: key)
+            }
         }
+        try insertPending()
         return holders
     }
-
-    /// Which of `keys` (at most ``insertChunk``) the recent tier holds, and the settled tier's version,
-    /// read in the same transaction (``SettledAddressKeyFilter``).
-    private func recentAddressKeys(among keys: some Collection<Int64>) throws -> (Set<Int64>, version: Int64) {
-        let statement = try chunkStatement(
-            full: Self.recentAddressKeysAmongChunkSQL, rows: keys.count, sql: Self.recentAddressKeysAmongSQL)
-        defer { statement.reset() }
-        for (position, key) in keys.enumerated() { try statement.bind(key, at: Int32(position + 1)) }
-        var held = Set<Int64>()
-        while try statement.step() { held.insert(statement.int64(at: 0)) }
-        let version = try cachedStatement(Self.settledVersionSQL)
-        defer { version.reset() }
-        return (held, try version.step() ? version.int64(at: 0) : 0)
-    }
-
-    private static func recentAddressKeysAmongSQL(_ count: Int) -> String {
-        "SELECT address_key FROM imported_address_keys_recent WHERE address_key IN ("
-            + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
-    }
-    private static let recentAddressKeysAmongChunkSQL = StatementSQL(recentAddressKeysAmongSQL(insertChunk))
-    private static let settledVersionSQL = StatementSQL("SELECT version FROM address_key_settlements WHERE id = 1")
 
     /// Inserts `wallets` (at most ``insertChunk``, imported) by one multi-row `INSERT`; returns the first
     /// one's `seq` (SQLite gives the rows of one statement consecutive rowids).
@@ -312,11 +280,7 @@ extension SQLiteDatabase {
         var stored = wallet
         stored.seq = lastInsertRowID
         if wallet.keyOrigin == .imported {
-            let recent = try cachedStatement(Self.insertRecentAddressKeySQL)
-            defer { recent.reset() }
-            try recent.bind(addressKey, at: 1)
-            try recent.bind(stored.seq, at: 2)
-            try recent.step()
+            recentAddressKeys.inserted(key: addressKey, seq: stored.seq, id: wallet.id)
         }
         return stored
     }

@@ -27,8 +27,6 @@ public final class CoreStore: Sendable {
         var flushing = false
         /// Committed weight since the recent address keys were last counted.
         var weightSinceTierCheck = 0
-        /// Where the next settling chunk starts (``settleAddressKeysIfDue()``).
-        var settleCursor = Int64.min
     }
     private let tiers: AddressKeyTiers
 
@@ -66,7 +64,10 @@ public final class CoreStore: Sendable {
         // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
         configuration.temporaryStorageInMemory = true
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
-        queue.sync { db in db.attach(SettledAddressKeyFilter(buildAfter: addressKeyTiers.filterBuildAfter)) }
+        queue.sync { db in
+            db.attach(SettledAddressKeyFilter(buildAfter: addressKeyTiers.filterBuildAfter))
+            db.attach(RecentAddressKeys(capacity: addressKeyTiers.indexCapacity))
+        }
         // Opened after the writer has migrated the schema; SQLite's default 2 MiB cache.
         var readerConfiguration = SQLiteDatabase.Configuration.default
         readerConfiguration.flags = [.readWrite]
@@ -201,24 +202,17 @@ public final class CoreStore: Sendable {
     }
 
     /// Moves imported address keys from the recent tier to the settled one, a chunk per transaction,
-    /// while the recent tier holds ``AddressKeyTiers/recentLimit`` or more (migration 6). Runs on the
-    /// flusher between group commits; a failure leaves the keys where they are (both tiers are
+    /// while the recent tier holds ``AddressKeyTiers/recentLimit`` or more (migrations 6 and 8). Runs on
+    /// the flusher between group commits; a failure leaves the keys where they are (both tiers are
     /// searched), to be moved at a later look.
     private func settleAddressKeysIfDue() {
-        var cursor = pending.withLock { $0.settleCursor }
-        defer { pending.withLock { $0.settleCursor = cursor } }
+        let tiers = tiers
         do {
-            var remaining = try queue.sync { db in try db.recentAddressKeyCount() }
-            while remaining >= tiers.recentLimit {
-                let start = cursor
-                let (moved, next) = try queue.sync { db in
-                    try db.transaction(.immediate) { try db.settleAddressKeys(from: start, limit: tiers.chunk) }
+            while try queue.sync({ db in
+                try db.transaction(.immediate) {
+                    try db.settleAddressKeys(limit: tiers.chunk, threshold: tiers.recentLimit)
                 }
-                cursor = next
-                remaining -= moved
-                // A whole pass found nothing: another process settled them since the count.
-                if moved == 0 && start == Int64.min { break }
-            }
+            }) > 0 {}
         } catch {
             return
         }

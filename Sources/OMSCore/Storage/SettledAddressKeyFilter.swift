@@ -12,9 +12,9 @@ import SQLiteKit
 ///
 /// It is exact about absence only while it covers every settled key, and other connections (other
 /// processes on the same home) settle keys too. So every transaction that writes the settled tier sets
-/// `address_key_settlements.version` to a new random value (migration 7), and a probe reads the version
-/// in the same statement as the recent tier: the filter is used only when it was built or last updated
-/// at exactly that version. Random rather than counted, so that a settle rolled back after the filter
+/// `address_key_settlements.version` to a new random value (migration 7), and the probing transaction
+/// reads the version as it catches up the recent keys (``RecentAddressKeys/catchUp(_:)``): the filter is
+/// used only when it was built or last updated at exactly that version. Random rather than counted, so that a settle rolled back after the filter
 /// took its keys (the filter then names a version the table never had) cannot match a later one.
 ///
 /// Not `Sendable`: it lives with its connection (``SQLiteDatabase/attachment(_:orMake:)``) and is
