@@ -16,7 +16,8 @@
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
 # Scaling rows: the Ethereum create and hex import again at a tenth of their rows (full: and at ten times),
-# each round right after a run of their own rows; the goal reads the median of the rounds' time ratios.
+# each round right after runs of their own rows; the smaller side runs BENCH_SCALE_REPEATS (5) times a round
+# (its median time counts); the goal reads the median of the rounds' time ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -39,6 +40,7 @@ NOOP=${BENCH_NOOP:-1000000}
 LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
+SCALE_REPEATS=${BENCH_SCALE_REPEATS:-5}
 CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
 EMAIL=ops@example.com
 
@@ -287,28 +289,60 @@ scale_run() {
   rm -rf "$home"
 }
 
-# scale_case NAME KIND BASE_ROWS ROWS: ROUNDS rounds of a BASE_ROWS run then a ROWS run, so that each round's
-# two runs meet the same machine; records the ROWS case (fastest round, largest peak RSS) with the median of
-# the rounds' time ratios (ROWS over BASE_ROWS) and the ratio of the two sides' largest peak RSS, for the
-# table's scaling goal (docs/bench.md "Scaling").
+# median: the median of the numbers on standard input, one a line.
+median() { sort -g | awk '{ r[NR] = $1 } END { print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'; }
+
+# scale_case NAME KIND BASE_ROWS ROWS: ROUNDS rounds, each of SCALE_REPEATS runs of the smaller side (their
+# median time) then one run of the larger, so that each round's runs meet the same machine and the short
+# side is timed over about as long as the long one: a 3-second run swings by a third with this machine's
+# bursts (100,000 hex keys took 2.58 to 3.49 s within minutes), a 30-second run by a tenth. Records the
+# ROWS case (fastest run, largest peak RSS) with the median of the rounds' time ratios (ROWS over
+# BASE_ROWS) and the ratio of the two sides' largest peak RSS, for the table's scaling goal (docs/bench.md
+# "Scaling").
 scale_case() {
-  local name=$1 kind=$2 base_rows=$3 rows=$4 round base_seconds base_rss= ratios=() median rss_ratio
+  local name=$1 kind=$2 base_rows=$3 rows=$4 round repeat base_seconds rows_seconds base_rss= ratios=() rss_ratio
+  local short_name short_rows long_name long_rows times short_seconds
   BEST_SECONDS= BEST_RSS= BEST_STATUS=0
+  if [ "$base_rows" -le "$rows" ]; then
+    short_name=$name-base short_rows=$base_rows long_name=$name long_rows=$rows
+  else
+    short_name=$name short_rows=$rows long_name=$name-base long_rows=$base_rows
+  fi
   for round in $(seq "$ROUNDS"); do
-    log "$name: $base_rows rows, then $rows (round $round of $ROUNDS)"
-    scale_run "$name-base" "$kind" "$base_rows"
-    base_seconds=$SECONDS_TAKEN
+    log "$name: $short_rows rows $SCALE_REPEATS times, then $long_rows (round $round of $ROUNDS)"
+    times=()
+    for repeat in $(seq "$SCALE_REPEATS"); do
+      scale_run "$short_name" "$kind" "$short_rows"
+      times+=("$SECONDS_TAKEN")
+      scale_side "$short_name"
+    done
+    short_seconds=$(printf '%s\n' "${times[@]}" | median)
+    scale_run "$long_name" "$kind" "$long_rows"
+    scale_side "$long_name"
+    if [ "$short_name" = "$name" ]; then
+      rows_seconds=$short_seconds base_seconds=$SECONDS_TAKEN
+    else
+      rows_seconds=$SECONDS_TAKEN base_seconds=$short_seconds
+    fi
+    ratios+=("$(awk -v a="$rows_seconds" -v b="$base_seconds" 'BEGIN { printf "%.4f", a / b }')")
+    log "$name: round $round: $short_rows rows ${times[*]} s (median $short_seconds), $long_rows rows" \
+      "$SECONDS_TAKEN s; $rows rows over $base_rows: ${ratios[-1]}x"
+  done
+  rss_ratio=$(awk -v a="$BEST_RSS" -v b="$base_rss" 'BEGIN { printf "%.4f", a / b }')
+  record "$name" "$DONE_ROWS" "$BEST_SECONDS" "$BEST_RSS" - - "$(floor "$kind-eth")" "exit $BEST_STATUS" \
+    "$base_rows:$(printf '%s\n' "${ratios[@]}" | median):$rss_ratio:${#ratios[@]}"
+}
+
+# scale_side NAME: after a scale_run, keeps the base side's largest peak RSS (base_rss) or the ROWS side's
+# fastest time, largest peak RSS and rows output (best_round, DONE_ROWS); a failed run's status is kept.
+scale_side() {
+  if [ "$1" = "$name-base" ]; then
     if [ -z "$base_rss" ] || awk -v a="$RSS_MIB" -v b="$base_rss" 'BEGIN { exit !(a > b) }'; then base_rss=$RSS_MIB; fi
     if [ "$STATUS" -ne 0 ]; then BEST_STATUS=$STATUS; fi
-    scale_run "$name" "$kind" "$rows"
+  else
     best_round
-    ratios+=("$(awk -v a="$SECONDS_TAKEN" -v b="$base_seconds" 'BEGIN { printf "%.4f", a / b }')")
-    log "$name: round $round: $base_rows rows ${base_seconds} s, $rows rows ${SECONDS_TAKEN} s, ${ratios[-1]}x"
-  done
-  median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ r[NR] = $1 } END { print NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
-  rss_ratio=$(awk -v a="$BEST_RSS" -v b="$base_rss" 'BEGIN { printf "%.4f", a / b }')
-  record "$name" "$DONE" "$BEST_SECONDS" "$BEST_RSS" - - "$(floor "$kind-eth")" "exit $BEST_STATUS" \
-    "$base_rows:$median:$rss_ratio:${#ratios[@]}"
+    DONE_ROWS=$DONE
+  fi
 }
 
 if wants scale; then

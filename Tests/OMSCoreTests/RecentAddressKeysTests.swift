@@ -152,3 +152,32 @@ import Testing
         #expect(found == (0..<20).map { "wal_\($0)" } && refused)
     }
 }
+
+extension RecentAddressKeysTests {
+    /// Enclave-made wallets are not indexed, but a new connection's build reads every wallet row past the
+    /// watermark: many of them move the watermark on even with few imported keys to settle.
+    @Test func manyEnclaveWalletsMoveTheWatermarkOn() async throws {
+        let tiers = AddressKeyTiers(recentLimit: 8, chunk: 4, checkEvery: 16)
+        let (store, url) = try ImportedAddressIndexTests.makeStore(tiers)
+        defer { try? FileManager.default.removeItem(at: url) }
+        try await store.write { db in try Self.insert(db, "wal_i", 1) }
+        for batch in 0..<10 {
+            try await store.write(weight: 20) { db in
+                for index in 0..<20 {
+                    _ = try db.insertWallet(
+                        ImportedAddressIndexTests.wallet(
+                            "wal_m\(batch)_\(index)", Self.address(100 + 20 * batch + index), .enclave),
+                        project: "prj_t", sealedKey: [1], now: 1)
+                }
+            }
+        }
+        let (watermark, settled, refused) = try await store.write { db in
+            (
+                try db.scalarInt("SELECT settled_through FROM address_key_settlements") ?? 0,
+                try db.scalarInt("SELECT count(*) FROM imported_address_keys"), try Self.refused(db, "wal_i2", 1)
+            )
+        }
+        #expect(watermark >= 201 - 8 * 8 - 20, "the watermark follows the rows: \(watermark) of 201")
+        #expect(settled == 1 && refused, "the one imported key was settled and is still refused")
+    }
+}

@@ -32,6 +32,10 @@ extension SQLiteDatabase {
         return recent.unsettledCount
     }
 
+    /// A pass starts when the wallet rows past the watermark reach this many times the threshold, however
+    /// few of them are imported.
+    static let rowsPastWatermarkFactor: Int64 = 8
+
     /// Keys per `INSERT` of a settling chunk. With one key per statement the writer's settles took
     /// 0.08-0.10 s of CPU in a 100,000-key import and 2.41 s in a 1,000,000-key one; with 64, 0.07 s and
     /// 2.10 s (thread CPU time around the settle, 2026-12-01).
@@ -47,8 +51,9 @@ extension SQLiteDatabase {
             + "WHERE id = 1")
 
     /// Moves the next chunk of at least `limit` recent keys (every key equal to the last one goes too) to
-    /// the settled tier, in key order, if the recent tier holds `threshold` keys or more (at least one);
-    /// starts a pass when none is in progress. Returns how many keys moved. Run it in a
+    /// the settled tier, in key order, if the recent tier holds `threshold` keys or more (at least one), or
+    /// ``rowsPastWatermarkFactor`` times as many wallet rows lie past the watermark; starts a pass when
+    /// none is in progress. Returns how many keys moved. Run it in a
     /// transaction: a lookup finds each key at every commit, and the settled tier's new version
     /// (migration 7) and watermark (migration 8) commit with its keys. This connection's filter of the
     /// settled keys takes the moved ones (``SettledAddressKeyFilter``); other connections' filters are out
@@ -56,7 +61,11 @@ extension SQLiteDatabase {
     func settleAddressKeys(limit: Int, threshold: Int) throws -> Int {
         let recent = recentAddressKeys
         let settlements = try recent.catchUp(self)
-        guard recent.unsettledCount >= max(threshold, 1),
+        // Also when many wallet rows, most of them enclave-made, lie past the watermark: a pass over few keys
+        // moves the watermark on, so that a new connection's build reads a bounded number of rows.
+        let threshold = max(threshold, 1)
+        let manyRows = recent.rowsPastWatermark >= Self.rowsPastWatermarkFactor * Int64(threshold)
+        guard recent.unsettledCount >= threshold || manyRows,
             let (keys, after) = recent.nextChunk(settlements, limit: limit)
         else { return 0 }
         var start = keys.startIndex

@@ -62,6 +62,9 @@ final class RecentAddressKeys {
     /// tiers' limit.
     var unsettledCount: Int { count - (pass?.settled ?? 0) }
 
+    /// Wallet rows past the watermark, about (enclave-made ones too): what a new connection's build reads.
+    var rowsPastWatermark: Int64 { (seen?.seq ?? 0) - settledThrough }
+
     /// Brings the index up to date with the wallets table and returns the settlements row. Run it inside
     /// the transaction whose probes and inserts follow.
     func catchUp(_ db: SQLiteDatabase) throws -> AddressKeySettlements {
@@ -175,14 +178,14 @@ final class RecentAddressKeys {
 
     /// The next chunk of the settling pass described by `settlements` (at least `limit` keys unless the
     /// pass has fewer left, and every key equal to the last one), in key order, and the settlements row
-    /// after it. Starts a pass over every indexed wallet when none is in progress. Nil when there is
-    /// nothing to settle.
+    /// after it. Starts a pass over every wallet row when none is in progress (it may hold no imported key,
+    /// and then only moves the watermark on). Nil when no wallet row lies past the watermark.
     func nextChunk(_ settlements: AddressKeySettlements, limit: Int) -> (
         keys: ArraySlice<(key: Int64, seq: Int64)>, after: AddressKeySettlements
     )? {
         var state = settlements
         if !state.passInProgress {
-            guard let seen, seen.seq > state.settledThrough, count > 0 else { return nil }
+            guard let seen, seen.seq > state.settledThrough else { return nil }
             state.passThrough = seen.seq
             state.passCursor = Int64.min
         }
