@@ -42,8 +42,8 @@ final class RecentAddressKeys {
     private var settledThrough: Int64 = 0
     /// The last wallet row read or written, every imported wallet up to it indexed; nil before the first build.
     private var seen: (seq: Int64, id: String?)?
-    /// The settling pass in progress, as this connection last saw it: its keys in key order, and how many
-    /// of them are settled.
+    /// The settling pass in progress, as this connection last saw it (its keys are ``passKeys``), and how
+    /// many of its keys are settled.
     private var pass: (settledThrough: Int64, through: Int64, settled: Int)?
     /// The pass's keys, sorted; the buffer is kept from pass to pass.
     private var passKeys: [(key: Int64, seq: Int64)] = []
