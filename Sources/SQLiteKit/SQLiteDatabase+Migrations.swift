@@ -46,11 +46,16 @@ extension SQLiteDatabase {
         }
         var applied = 0
         for (index, migration) in migrations.enumerated() where index >= current {
+            var ran = false
             do {
                 let enforcing = try migration.rebuildsTables && scalarInt("PRAGMA foreign_keys") == 1
                 if enforcing { try execute("PRAGMA foreign_keys=OFF") }
                 defer { if enforcing { try? execute("PRAGMA foreign_keys=ON") } }
                 try transaction(.immediate) {
+                    // Read again under the write lock: another process opening the same new file (two jobs
+                    // started at once on a fresh home) may have applied it since.
+                    guard try userVersion == index else { return }
+                    ran = true
                     try execute(migration.sql)
                     try migration.body?(self)
                     if migration.rebuildsTables, let broken = try rows("PRAGMA foreign_key_check").first {
@@ -66,7 +71,7 @@ extension SQLiteDatabase {
             } catch {
                 throw SQLiteError(code: 1, message: "migration \(index + 1) '\(migration.name)': \(error)")
             }
-            applied += 1
+            if ran { applied += 1 }
         }
         return applied
     }

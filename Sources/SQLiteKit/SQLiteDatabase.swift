@@ -123,7 +123,7 @@ public final class SQLiteDatabase {
         busyWait = BusyWait(timeoutMilliseconds: configuration.busyTimeoutMilliseconds)
         busyWait.install(on: db)
         if configuration.walMode && !configuration.flags.contains(.readOnly) {
-            let mode = try scalarString("PRAGMA journal_mode=WAL")
+            let mode = try switchingToWAL()
             if mode?.lowercased() != "wal" && path != ":memory:" {
                 throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL (got \(mode ?? "nil"))")
             }
@@ -135,6 +135,21 @@ public final class SQLiteDatabase {
         if configuration.temporaryStorageInMemory { try execute("PRAGMA temp_store=MEMORY") }
         if let pages = configuration.walAutocheckpointPages, !configuration.flags.contains(.readOnly) {
             _ = try scalarInt("PRAGMA wal_autocheckpoint=\(max(pages, 0))")
+        }
+    }
+
+    /// `PRAGMA journal_mode=WAL`, tried again while another connection holds the lock it needs, within
+    /// the busy timeout. Two connections switching a new file at once (two jobs started together on a fresh
+    /// home) can each hold a shared lock and want an exclusive one: SQLite then answers SQLITE_BUSY to one
+    /// of them at once, without its busy handler, so as not to deadlock.
+    private func switchingToWAL() throws(SQLiteError) -> String? {
+        var attempts: Int32 = 0
+        while true {
+            do {
+                return try scalarString("PRAGMA journal_mode=WAL")
+            } catch  where error.code & 0xff == SQLITE_BUSY && busyWait.shouldRetry(priorAttempts: attempts) {
+                attempts += 1
+            }
         }
     }
 

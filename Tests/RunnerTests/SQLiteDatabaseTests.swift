@@ -105,6 +105,33 @@ import Testing
         #expect(throws: SQLiteError.self) { try db.migrate(Array(migrations.prefix(1))) }
     }
 
+    /// Two connections opening the same new file at once (two jobs started together on a fresh home): each
+    /// reads version 0, and the second to take the write lock must find the first's migrations applied
+    /// rather than run them again ("table already exists"). Many fresh files, since the race is timing's.
+    @Test func connectionsMigratingOneNewFileAtOnceApplyEachMigrationOnce() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let migrations: [SQLiteDatabase.Migration] = [
+            .init("one", sql: "CREATE TABLE a(x INTEGER)"), .init("two", sql: "CREATE TABLE b(y INTEGER)"),
+        ]
+        let failures = Mutex<[String]>([])
+        let applied = Mutex(0)
+        for trial in 0..<40 {
+            let path = dir.path("race\(trial).sqlite")
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let db = try SQLiteDatabase(path: path)
+                    let count = try db.migrate(migrations)
+                    applied.withLock { $0 += count }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(applied.withLock { $0 } == 80, "each migration of each file applied once")
+    }
+
     @Test func queueRunsWorkOffThePoolAndPersists() async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }

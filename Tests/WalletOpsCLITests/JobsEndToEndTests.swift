@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -226,6 +227,66 @@ import Testing
         #expect(imported.map { Int($0["source"]!)! } == first.values.sorted(), "the first rows, in order")
         #expect(rejects.count == 700 && rejects.allSatisfy { $0["error_class"] == "duplicate" })
         #expect(Set(imported.map { $0["address"]! }).count == 300)
+    }
+
+    /// Two import processes on one home at once, their inputs overlapping by a third: every key is stored
+    /// exactly once, by one of them, and the other rejects it as a duplicate (each process's core finds
+    /// the other's wallets by catching its index of recent address keys up from the wallets table, migration
+    /// 8); a third process, whose index is built from the table, rejects every key. Each run names its rows'
+    /// references with a prefix of its own (a row whose reference and key are already stored is reported as
+    /// imported: an idempotent rerun).
+    @Test func twoProcessesImportingOverlappingKeysStoreEachOnce() throws {
+        let world = try JobsWorld(served: false)
+        let keys = (1...1_500).map { String(format: "%064x", $0 &* 7_919 &+ 104_729) }
+        let inputs = [Array(keys[0..<1_000]), Array(keys[500..<1_500])]
+        for (index, input) in inputs.enumerated() {
+            try Data(("private_key\n" + input.joined(separator: "\n") + "\n").utf8).write(
+                to: URL(fileURLWithPath: world.path("keys\(index).csv")))
+        }
+        // Runs of one playbook (by name) exclude each other (docs/playbooks.md "lock"): the second process
+        // runs a copy under another name, as an operator splitting a migration would.
+        let playbook = Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml")
+        let copy = try String(contentsOf: playbook, encoding: .utf8).replacingOccurrences(
+            of: "\nname: import-keys\n", with: "\nname: import-keys-b\n")
+        #expect(copy.contains("\nname: import-keys-b\n"))
+        try Data(copy.utf8).write(to: URL(fileURLWithPath: world.path("import-keys-b.yaml")))
+        let playbooks = [playbook.path, world.path("import-keys-b.yaml")]
+        // Built here: the world is not Sendable, its paths are.
+        let runs = (0..<2).map { index in
+            [
+                "run", playbooks[index], "--home",
+                world.home.path, "--fresh", "--var", "input=" + world.path("keys\(index).csv"), "--var",
+                "format=hex-csv",
+                "--var", "output=" + world.path("out\(index).csv"), "--var", "rejects=" + world.path("rej\(index).csv"),
+                "--var", "parallel=4", "--var", "batch=25", "--var", "reference_prefix=part\(index)",
+            ]
+        }
+        let directory = world.scratch
+        let statuses = Mutex<[Int: Int32]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let result = try? BuiltBinary.run(runs[index], directory: directory)
+            statuses.withLock { $0[index] = result?.status ?? -1 }
+        }
+        let imported = [world.rows("out0.csv"), world.rows("out1.csv")]
+        let rejected = [world.rows("rej0.csv"), world.rows("rej1.csv")]
+        let addresses = imported.flatMap { $0.map { $0["address"]!.lowercased() } }
+        #expect(statuses.withLock { $0 }.values.allSatisfy { $0 == 0 || $0 == 1 }, "\(statuses.withLock { $0 })")
+        #expect(addresses.count == 1_500 && Set(addresses).count == 1_500, "each key stored once: \(addresses.count)")
+        #expect(rejected.map(\.count).reduce(0, +) == 500, "the overlap is rejected once")
+        #expect(rejected.allSatisfy { $0.allSatisfy { $0["error_class"] == "duplicate" } })
+        for side in 0..<2 {
+            #expect(imported[side].count + rejected[side].count == 1_000, "every row of input \(side) accounted for")
+        }
+        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: world.path("all.csv")))
+        let again = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": world.path("all.csv"), "format": "hex-csv", "output": world.path("again.csv"),
+                "rejects": world.path("again-rej.csv"), "reference_prefix": "again",
+            ])
+        #expect(again.status == 1 && world.rows("again.csv").isEmpty, "\(again)")
+        #expect(world.rows("again-rej.csv").count == 1_500)
     }
 
     @Test func importKeystoresAndSolanaKeypairs() throws {
