@@ -25,7 +25,7 @@ struct AddressKeyTiers: Sendable {
 }
 
 extension SQLiteDatabase {
-    /// Keys in the recent tier, about: this connection's index of them, caught up.
+    /// Keys in the recent tier, about: this connection's index of them, caught up (for tests).
     func recentAddressKeyCount() throws -> Int {
         let recent = recentAddressKeys
         _ = try recent.catchUp(self)
@@ -36,16 +36,14 @@ extension SQLiteDatabase {
     /// few of them are imported.
     static let rowsPastWatermarkFactor: Int64 = 8
 
-    /// Keys per `INSERT` of a settling chunk. With one key per statement the writer's settles took
-    /// 0.08-0.10 s of CPU in a 100,000-key import and 2.41 s in a 1,000,000-key one; with 64, 0.07 s and
-    /// 2.10 s (thread CPU time around the settle, 2026-12-01).
-    static let settleRowsPerStatement = 64
-
+    /// A settling chunk's keys go in ``insertChunk`` per `INSERT`. With one key per statement the writer's
+    /// settles took 0.08-0.10 s of CPU in a 100,000-key import and 2.41 s in a 1,000,000-key one; with 64,
+    /// 0.07 s and 2.10 s (thread CPU time around the settle, 2026-12-01).
     private static func settleKeysSQL(_ rows: Int) -> String {
         "INSERT OR IGNORE INTO imported_address_keys(address_key, seq) VALUES "
             + Array(repeating: "(?, ?)", count: rows).joined(separator: ", ")
     }
-    private static let settleKeysSQL = StatementSQL(settleKeysSQL(settleRowsPerStatement))
+    private static let settleKeysSQL = StatementSQL(settleKeysSQL(insertChunk))
     private static let settlementsUpdateSQL = StatementSQL(
         "UPDATE address_key_settlements SET version = ?, settled_through = ?, pass_through = ?, pass_cursor = ? "
             + "WHERE id = 1")
@@ -70,10 +68,8 @@ extension SQLiteDatabase {
         else { return 0 }
         var start = keys.startIndex
         while start < keys.endIndex {
-            let rows = min(Self.settleRowsPerStatement, keys.endIndex - start)
-            let insert =
-                try rows == Self.settleRowsPerStatement
-                ? cachedStatement(Self.settleKeysSQL) : cachedStatement(Self.settleKeysSQL(rows))
+            let rows = min(Self.insertChunk, keys.endIndex - start)
+            let insert = try chunkStatement(full: Self.settleKeysSQL, rows: rows, sql: Self.settleKeysSQL)
             for (row, (key, seq)) in keys[start..<(start + rows)].enumerated() {
                 try insert.bind(key, at: Int32(2 * row + 1))
                 try insert.bind(seq, at: Int32(2 * row + 2))

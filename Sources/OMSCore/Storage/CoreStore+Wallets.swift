@@ -48,16 +48,27 @@ extension SQLiteDatabase {
     private static let settledAddressKeyProbeSQL = StatementSQL(
         "SELECT EXISTS (SELECT 1 FROM imported_address_keys WHERE address_key = ?1)")
 
-    private static let settledWalletByAddressSQL =
+    private static let settledWalletByAddressSQL = StatementSQL(
         "SELECT \(walletColumns) FROM wallets WHERE seq IN (SELECT seq FROM imported_address_keys WHERE address_key = ?1) "
-        + "AND project_id = ?2 AND address = ?3 ORDER BY seq LIMIT 1"
+            + "AND project_id = ?2 AND address = ?3 ORDER BY seq LIMIT 1")
 
     private static let walletBySeqAndAddressSQL = StatementSQL(
         "SELECT \(walletColumns) FROM wallets WHERE seq = ?1 AND project_id = ?2 AND address = ?3")
 
+    /// The wallet that `sql` (one of the two above: an address key or a `seq` as ?1, then project and
+    /// address) finds.
+    private func wallet(_ sql: StatementSQL, _ first: Int64, project: String, address: String) throws -> WalletRecord? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(first, at: 1)
+        try statement.bind(project, at: 2)
+        try statement.bind(address, at: 3)
+        return try statement.step() ? Self.walletRecord(statement) : nil
+    }
+
     /// The lookup after ``RecentAddressKeys/catchUp(_:)`` in the same transaction; `version` is the
-    /// settled tier's. The key is a hash of project and address, so a hit may be another address's (or
-    /// a phantom): the wallet row decides. The settled tier is asked only when this connection's filter of
+    /// settled tier's. The key is a hash of project and address, so a hit may be another address's: the
+    /// wallet row decides. The settled tier is asked only when this connection's filter of
     /// its keys may hold `key` (0.1-2 % of new keys) or is out of date, and its wallet row (through
     /// ``settledWalletByAddressSQL``, whose `seq IN (...)` builds a temporary index each time) is read on a
     /// hit alone.
@@ -67,22 +78,14 @@ extension SQLiteDatabase {
             try probe.bind(key, at: 1)
             let held = try probe.step() && probe.int64(at: 0) != 0
             probe.reset()
-            if held {
-                let statement = try cachedStatement(Self.settledWalletByAddressSQL)
-                defer { statement.reset() }
-                try statement.bind(key, at: 1)
-                try statement.bind(project, at: 2)
-                try statement.bind(address, at: 3)
-                if try statement.step() { return Self.walletRecord(statement) }
+            if held, let wallet = try wallet(Self.settledWalletByAddressSQL, key, project: project, address: address) {
+                return wallet
             }
         }
         for seq in recentAddressKeys.seqs(of: key) {
-            let statement = try cachedStatement(Self.walletBySeqAndAddressSQL)
-            defer { statement.reset() }
-            try statement.bind(seq, at: 1)
-            try statement.bind(project, at: 2)
-            try statement.bind(address, at: 3)
-            if try statement.step() { return Self.walletRecord(statement) }
+            if let wallet = try wallet(Self.walletBySeqAndAddressSQL, seq, project: project, address: address) {
+                return wallet
+            }
         }
         return nil
     }
@@ -91,7 +94,7 @@ extension SQLiteDatabase {
     private static let insertWalletChunkSQL = StatementSQL(insertWalletsSQL(rows: insertChunk))
 
     /// The statement of a chunk of `rows`: the cached full-chunk one, or one built for a batch's last, shorter chunk.
-    private func chunkStatement(full: StatementSQL, rows: Int, sql: (Int) -> String) throws -> Statement {
+    func chunkStatement(full: StatementSQL, rows: Int, sql: (Int) -> String) throws -> Statement {
         try rows == Self.insertChunk ? cachedStatement(full) : cachedStatement(sql(rows))
     }
 

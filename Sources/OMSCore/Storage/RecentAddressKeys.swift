@@ -22,18 +22,17 @@ struct AddressKeySettlements: Equatable {
 /// The wallets table is the source: every transaction that probes first catches up (``catchUp(_:)``),
 /// reading the wallets other connections (other processes on the same home) committed since it last
 /// looked, and this connection's own inserts are added as they are made. The index may hold more than
-/// the recent tier, never less, and a hit always reads the wallet row, whose project and address decide:
-/// - keys a settling pass has already moved stay until the pass completes;
-/// - a key whose insert a failed request's savepoint rolled back stays too (a phantom: its `seq` names no
-///   wallet, or a later one with another address).
+/// the recent tier, never less (keys a settling pass has already moved stay until the pass completes),
+/// and a hit always reads the wallet row, whose project and address decide.
 ///
 /// What it has seen is marked by the last wallet row it read or wrote, `seq` and id. If that row is gone
 /// or another has its `seq` (the transaction that wrote it rolled back, and another writer may have reused
-/// the `seq`), the index is built again from the wallets table. Not `Sendable`: it lives with its connection
+/// the `seq`), the index is built again from the wallets table: so does a key whose insert a failed
+/// request's savepoint rolled back, since the last row written goes with it. Not `Sendable`: it lives with its connection
 /// (``SQLiteDatabase/attachment(_:orMake:)``) and is confined to the connection's thread.
 final class RecentAddressKeys {
-    /// Each key's wallet `seq`; a second wallet under the same key (a 64-bit collision of two addresses,
-    /// or a phantom) goes to `more`.
+    /// Each key's wallet `seq`; a second wallet under the same key (a 64-bit collision of two addresses)
+    /// goes to `more`.
     private var seqs: [Int64: Int64] = [:]
     private var more: [Int64: [Int64]] = [:]
     /// Keys in `seqs` and `more`.
@@ -58,7 +57,7 @@ final class RecentAddressKeys {
         passKeys.reserveCapacity(capacity / 2)
     }
 
-    /// Keys not yet settled, about (phantoms count too): a settling pass starts when this reaches the
+    /// Keys not yet settled: a settling pass starts when this reaches the
     /// tiers' limit.
     var unsettledCount: Int { count - (pass?.settled ?? 0) }
 
@@ -77,7 +76,6 @@ final class RecentAddressKeys {
             passCursor: probe.int64(at: 3))
         let seenID = probe.string(at: 4)
         let last = (seq: probe.isNull(at: 5) ? 0 : probe.int64(at: 5), id: probe.string(at: 6))
-        probe.reset()
         guard let seen, seen.id == seenID, last.seq >= seen.seq else {
             try rebuild(db, settledThrough: settlements.settledThrough, last: last)
             return settlements
