@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "WalletCrypto", "TestSupport"]),
+            dependencies: ["Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "Runner", "WalletCrypto", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

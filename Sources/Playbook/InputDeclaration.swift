@@ -9,6 +9,9 @@ public struct InputDeclaration: Sendable, Hashable {
         case jsonl(path: Template)
         /// The files of a directory, sorted by name, filtered by a glob; each item is `{path, name}`.
         case directory(path: Template, glob: String?)
+        /// The numbers 1 through `count` (a template of vars, rendered when the step starts); each item is
+        /// `{index}`, keyed `index:<n>`: work that is numbered rather than read, in constant memory.
+        case range(count: Template)
     }
 
     /// The input name, as used in `for_each: name`.
@@ -18,12 +21,21 @@ public struct InputDeclaration: Sendable, Hashable {
     /// Where it was declared.
     public var location: SourceLocation
 
+    /// The template that names the input: the path of a file or directory, the count of a range.
+    public var template: Template {
+        switch source {
+        case .csv(let path, _, _, _), .jsonl(let path), .directory(let path, _): return path
+        case .range(let count): return count
+        }
+    }
+
     /// The fields an item is known to have, if fixed (CSV with columns, directory entries).
     public var knownFields: [String]? {
         switch source {
         case .csv(_, let columns, _, _): return columns
         case .jsonl: return nil
         case .directory: return ["path", "name"]
+        case .range: return ["index"]
         }
     }
 }

@@ -17,7 +17,9 @@ struct PlaybookDecoder {
         "schedule", "lock",
     ]
     static let settingKeys = ["concurrency", "rate_limit", "retry", "timeout", "max_failures"]
-    static let stepKeys = ["id", "description", "action", "with", "needs", "for_each", "when"] + settingKeys
+    static let stepKeys = ["id", "description", "action", "with", "needs", "for_each", "when", "batch"] + settingKeys
+    /// Step settings that may be written as a template of vars.
+    static let templatedSettingKeys = ["concurrency", "batch"]
     static let roots = ["vars", "item", "steps", "env", "secrets"]
 
     /// Where a template is used, which decides what it may read.
@@ -246,7 +248,7 @@ struct PlaybookDecoder {
         if node.isNull { return [:] }  // `inputs:` with nothing under it
         guard let pairs = mapping(node, "inputs") else { return [:] }
         var out: [String: InputDeclaration] = [:]
-        let kinds = ["csv", "jsonl", "dir"]
+        let kinds = ["csv", "jsonl", "dir", "range"]
         for pair in pairs {
             guard let name = checkName(pair.key, "input") else { continue }
             let what = "input '\(name)'"
@@ -258,8 +260,9 @@ struct PlaybookDecoder {
                     present.count > 1
                         ? fields.first { $0.key.scalar == present[1] }!.key.location : pair.value.location,
                     present.isEmpty
-                        ? "\(what) needs one of 'csv', 'jsonl' or 'dir'"
-                        : "\(what) takes one of 'csv', 'jsonl' or 'dir', not both '\(present[0])' and '\(present[1])'")
+                        ? "\(what) needs one of 'csv', 'jsonl', 'dir' or 'range'"
+                        : "\(what) takes one of 'csv', 'jsonl', 'dir' or 'range', not both '\(present[0])' and "
+                            + "'\(present[1])'")
                 checkKeys(fields, allowed: kinds + ["columns", "header", "delimiter", "glob"], in: what)
                 continue
             }
@@ -290,6 +293,11 @@ struct PlaybookDecoder {
                 checkKeys(fields, allowed: ["jsonl"], in: what)
                 if let path = template(pair.value["jsonl"]!, scope) {
                     out[name] = InputDeclaration(name: name, source: .jsonl(path: path), location: pair.key.location)
+                }
+            case "range":
+                checkKeys(fields, allowed: ["range"], in: what)
+                if let count = template(pair.value["range"]!, Scope(what: "a range count")) {
+                    out[name] = InputDeclaration(name: name, source: .range(count: count), location: pair.key.location)
                 }
             default:
                 checkKeys(fields, allowed: ["dir", "glob"], in: what)
@@ -393,11 +401,24 @@ struct PlaybookDecoder {
                 if let value = parameter(field.value, withScope) { with[key] = value }
             }
         }
+        var settingTemplates: [String: Template] = [:]
+        for key in Self.templatedSettingKeys {
+            guard let value = node[key], value.scalar?.contains("${{") == true else { continue }
+            if let t = template(value, Scope(what: key, step: id)) { settingTemplates[key] = t }
+        }
         let settings = decodeSettings(node, what: what, allowExtra: true)
+        var batch: Int?
+        if let b = node["batch"], settingTemplates["batch"] == nil {
+            batch = int(b, "batch", minimum: 1)
+        }
+        if node["batch"] != nil, forEach == nil {
+            sink.error(
+                node["batch"]!.location, "'batch' needs 'for_each': it sets how many items go to the action at once")
+        }
         guard let id, let action else { return nil }
         return Step(
             id: id, action: action, with: with, needs: needs, forEach: forEach, when: when, settings: settings,
-            location: node.location)
+            location: node.location, batch: batch, settingTemplates: settingTemplates)
     }
 
     mutating func parameter(_ node: YAMLNode, _ scope: Scope) -> ParameterValue? {
@@ -428,7 +449,9 @@ struct PlaybookDecoder {
         }
         if !allowExtra { checkKeys(pairs, allowed: Self.settingKeys, in: what) }
         var settings = StepSettings()
-        settings.concurrency = node["concurrency"].flatMap { int($0, "concurrency", minimum: 1) }
+        if let c = node["concurrency"], !(allowExtra && c.scalar?.contains("${{") == true) {
+            settings.concurrency = int(c, "concurrency", minimum: 1)
+        }
         if let r = node["rate_limit"], let value = number(r, "rate_limit") {
             if value > 0 {
                 settings.rateLimit = value

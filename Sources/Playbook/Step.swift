@@ -24,12 +24,19 @@ public struct Step: Sendable, Hashable, Identifiable {
     public var settings: StepSettings
     /// Where the step starts in the file.
     public var location: SourceLocation
+    /// Items per chunk (`batch:`) for a chunk action, nil: the action's own default. Only with `for_each`.
+    public var batch: Int?
+    /// Settings written as templates of vars (`concurrency: ${{ vars.parallel }}`, `batch: ${{ vars.batch }}`),
+    /// by setting name: resolved once the vars are known (``Playbook/resolvingSettingTemplates(in:)``), so a
+    /// job's public vars can size its fan-out without the playbook being edited.
+    public var settingTemplates: [String: Template]
 
     /// Creates a step.
     public init(
         id: String, action: String, with: [String: ParameterValue] = [:], needs: [String] = [],
         forEach: ForEach? = nil, when: Template? = nil, settings: StepSettings = StepSettings(),
-        location: SourceLocation = SourceLocation(line: 1, column: 1)
+        location: SourceLocation = SourceLocation(line: 1, column: 1), batch: Int? = nil,
+        settingTemplates: [String: Template] = [:]
     ) {
         self.id = id
         self.action = action
@@ -39,6 +46,8 @@ public struct Step: Sendable, Hashable, Identifiable {
         self.when = when
         self.settings = settings
         self.location = location
+        self.batch = batch
+        self.settingTemplates = settingTemplates
     }
 
     /// Evaluates `when` (true when absent). Secrets are not available here.

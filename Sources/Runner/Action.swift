@@ -11,6 +11,10 @@ public protocol Action: Sendable {
     var name: String { get }
     /// True when `run` changes state outside the run, so intents and probes apply.
     var isSideEffecting: Bool { get }
+    /// True when running an item again has no further effect (the remote side answers a repeat with what
+    /// the first run did, e.g. by reference): a side-effecting action that is idempotent needs no intents,
+    /// as an item that may have run is simply run again, which is its own probe. Default false.
+    var isIdempotent: Bool { get }
     /// Performs the work for one item. Must honour task cancellation.
     func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult
     /// Whether the effect of `item` already happened. The default answers ``ProbeOutcome/unknown``.
@@ -25,6 +29,7 @@ public protocol Action: Sendable {
 
 extension Action {
     public var isSideEffecting: Bool { false }
+    public var isIdempotent: Bool { false }
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .unknown }
     public var runsImmediately: Bool { false }
     public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {

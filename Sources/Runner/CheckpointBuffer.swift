@@ -15,6 +15,24 @@ struct CheckpointBuffer {
         var attempts: Int
         /// When a flush first left it above the watermark (nil: not yet).
         var carriedSince: Duration?
+        /// The outputs to store should it get a row (a chunk step's success: its sinks' rows come from it).
+        var resultJSON: String? = nil
+    }
+
+    /// A chunk step's sink files, the position up to which their rows are written, and the rows of the
+    /// items settled above it, by position (one entry per sink, empty for none).
+    struct Sinks {
+        var files: StepSinkFiles
+        var position: Int
+        var rows: [Int: [[UInt8]]] = [:]
+    }
+
+    /// Rows to append to a step's sinks, and the position they bring the sinks to.
+    struct SinkBatch {
+        var step: String
+        var files: StepSinkFiles
+        var bytes: [[UInt8]]
+        var position: Int
     }
 
     struct Tracker {
@@ -27,6 +45,12 @@ struct CheckpointBuffer {
         var open = OpenPositions()
         /// Buffered successes without a row of their own (see ``Covered``).
         var covered: [Covered] = []
+        /// Whether a covered success above the watermark waits `carry` for it before getting a row. A
+        /// chunk step's do not: each flush rows them at once, so a resume never sends a finished item again.
+        var carriesCovered = true
+        /// A chunk step's output sinks, and the position last handed to a flush.
+        var sinks: Sinks?
+        var sinksCommitted = 0
 
         var mark: RunHandle.Mark {
             guard let lowest = open.lowest else { return RunHandle.Mark(watermark: read, keysHash: readHash) }
@@ -51,12 +75,13 @@ struct CheckpointBuffer {
     }
 
     /// Buffers an update of the step at `stepIndex`; an outcome closes its item.
-    mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool) {
+    mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool, sinkRows: [[UInt8]]? = nil) {
         count += 1
+        if let sinkRows { trackers[stepIndex]?.sinks?.rows[update.index] = sinkRows }
         if settles { trackers[stepIndex]?.open.close(update.index) }
         if update.coveredByWatermark && settles && trackers[stepIndex] != nil {
             trackers[stepIndex]?.covered.append(
-                Covered(index: update.index, key: update.key, attempts: update.attempts))
+                Covered(index: update.index, key: update.key, attempts: update.attempts, resultJSON: update.resultJSON))
         } else {
             updates.append(update)
         }
@@ -78,24 +103,46 @@ struct CheckpointBuffer {
     /// has almost always passed it) and gets a row only if it is still above then, or at once when
     /// `final` (the step or run ends). So a stuck item pins the watermark, not the others.
     mutating func take(now: Duration, carry: Duration, final: Bool = false) -> (
-        updates: [RunHandle.Update], marks: [String: RunHandle.Mark]
+        updates: [RunHandle.Update], marks: [String: RunHandle.Mark], sinks: [SinkBatch]
     ) {
         var rows = updates
         updates = []
         updates.reserveCapacity(batch)
         count = 0
         var marks: [String: RunHandle.Mark] = [:]
+        var sinkBatches: [SinkBatch] = []
         for index in trackers.indices {
             guard let tracker = trackers[index] else { continue }
             let mark = tracker.mark
             marks[tracker.step] = mark
+            if var sinks = tracker.sinks {
+                var bytes = Array(repeating: [UInt8](), count: sinks.files.sinks.count)
+                func add(_ itemRows: [[UInt8]]) {
+                    for (sink, row) in itemRows.enumerated() { bytes[sink].append(contentsOf: row) }
+                }
+                // Items retried below the sinks' position (`walletops retry`): appended first, in input order.
+                let retried = sinks.rows.keys.filter { $0 < sinks.position }.sorted()
+                for position in retried { add(sinks.rows.removeValue(forKey: position)!) }
+                if mark.watermark > sinks.position {
+                    for position in sinks.position..<mark.watermark {
+                        if let itemRows = sinks.rows.removeValue(forKey: position) { add(itemRows) }
+                    }
+                    sinks.position = mark.watermark
+                }
+                if !retried.isEmpty || mark.watermark == sinks.position && mark.watermark > tracker.sinksCommitted {
+                    sinkBatches.append(
+                        SinkBatch(step: tracker.step, files: sinks.files, bytes: bytes, position: sinks.position))
+                    trackers[index]!.sinksCommitted = sinks.position
+                }
+                trackers[index]!.sinks = sinks
+            }
             var carried: [Covered] = []
             for outcome in tracker.covered where outcome.index >= mark.watermark {
-                if final || outcome.carriedSince.map({ now - $0 >= carry }) == true {
+                if final || !tracker.carriesCovered || outcome.carriedSince.map({ now - $0 >= carry }) == true {
                     rows.append(
                         RunHandle.Update(
                             step: tracker.step, key: outcome.key, index: outcome.index, state: .succeeded,
-                            attempts: outcome.attempts, errorClass: nil, message: nil, resultJSON: nil,
+                            attempts: outcome.attempts, errorClass: nil, message: nil, resultJSON: outcome.resultJSON,
                             idempotencyKey: nil))
                 } else {
                     var outcome = outcome
@@ -107,7 +154,7 @@ struct CheckpointBuffer {
             trackers[index]!.covered.append(contentsOf: carried)
             count += carried.count
         }
-        return (rows, marks)
+        return (rows, marks, sinkBatches)
     }
 }
 

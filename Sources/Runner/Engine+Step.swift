@@ -25,11 +25,18 @@ final class StepRuntime: Sendable {
     /// Items handed to the feed, items given an outcome, and whether the input was read to the end: the
     /// step is complete only when every handed item got an outcome and the input ended.
     let tally = Mutex<(pushed: Int, settled: Int, exhausted: Bool)>((0, 0, false))
+    /// A chunk step's action (nil: the step runs item by item).
+    let chunkAction: (any ChunkAction)?
+    /// Set when an outcome filled the checkpoint buffer and no one has flushed it yet.
+    let needsFlush = Atomic<Bool>(false)
+    /// The turns of the step's chunks in input order (``ChunkContext/inInputOrder(_:)``).
+    let inputOrder = InputOrderGate()
 
     init(index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration) {
         self.index = index
         self.step = step
-        self.sideEffecting = step.action.isSideEffecting
+        self.sideEffecting = step.needsIntents
+        self.chunkAction = step.action as? any ChunkAction
         self.bucket = step.ratePerSecond.map { TokenBucket(rate: $0, burst: step.burst, now: now) }
         self.budget = budget
         self.progress = progress
@@ -48,8 +55,19 @@ extension Engine {
             progress: progressState[index], now: options.clock.now())
         runtime.progress.withLock { $0.status = .running }
         try? await checkpoint?.recordStep(step.id, status: "running")
-        let feed = StepFeed<PreparedItem>(capacity: options.window)
-        if register(feed, stepIndex: index) {
+        // A chunk step's feed holds two chunks at least: a worker waits for a whole one.
+        let feed = StepFeed<PreparedItem>(
+            capacity: runtime.chunkAction == nil ? options.window : max(options.window, 2 * step.batch))
+        if let chunkAction = runtime.chunkAction, register(feed, stepIndex: index) {
+            let workers = min(step.concurrency, plan.concurrency)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.fill(runtime, feed) }
+                for _ in 0..<workers {
+                    group.addTask { await self.workChunks(runtime, feed, action: chunkAction) }
+                }
+            }
+            unregister(stepIndex: index)
+        } else if runtime.chunkAction == nil, register(feed, stepIndex: index) {
             let concurrency = min(step.concurrency, plan.concurrency)
             // Workers of an action that never suspends run on the cores, one item after another: more
             // workers than cores would only contend for the feed's and the checkpoint buffer's locks.
@@ -64,6 +82,13 @@ extension Engine {
         }
         await flush(final: true)
         let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
+        if let files = pending.withLock({ $0.trackers[index]?.sinks?.files }) {
+            // A step that completed without a failure has its outputs, if only their headers.
+            if tally.exhausted && tally.settled == tally.pushed && counts.failed == 0 && !files.isOpen {
+                do { _ = try files.open() } catch { abort("step '\(step.id)': \(error)") }
+            }
+            files.synchronize()
+        }
         let complete = tally.exhausted && tally.settled == tally.pushed
         let failed = counts.failed > 0
         let status: StepStatus = !complete ? .interrupted : (failed ? .failed : .succeeded)
@@ -129,9 +154,23 @@ extension Engine {
             }
         }
         let settledBelow = resumedMark?.watermark ?? 0
-        // Without a checkpoint no outcome is recorded, so nothing would ever close an open item.
-        let tracked = checkpoint != nil
-        if tracked { pending.withLock { $0.trackers[runtime.index] = CheckpointBuffer.Tracker(step: step.id) } }
+        // Without a checkpoint no outcome is recorded, so nothing would ever close an open item; a step's
+        // sinks still need the watermark to write in order.
+        let tracked = checkpoint != nil || !step.sinks.isEmpty
+        if tracked {
+            var tracker = CheckpointBuffer.Tracker(step: step.id)
+            tracker.carriesCovered = runtime.chunkAction == nil
+            if !step.sinks.isEmpty {
+                do {
+                    tracker.sinks = try await openSinks(step, resumedAt: settledBelow)
+                } catch {
+                    abort("step '\(step.id)': \(error)")
+                    return
+                }
+            }
+            pending.withLock { $0.trackers[runtime.index] = tracker }
+        }
+        let hasSinks = !step.sinks.isEmpty
         let retryFailed = checkpoint?.retryFailed ?? false
         var batch: [WorkItem] = []
         batch.reserveCapacity(options.readBatch)
@@ -171,6 +210,8 @@ extension Engine {
             }
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
+            // Rows of items settled by an earlier invocation above the sinks' position, written again in order.
+            var resumedRows: [(index: Int, rows: [[UInt8]])] = []
             let count = batch.count
             for offset in 0..<count {
                 // Moved out of the batch (an empty item left in its place), not copied.
@@ -195,6 +236,19 @@ extension Engine {
                             PreparedItem(item: item, index: index, hadRow: false, attempts: 0, needsProbe: false))
                     }
                     continue
+                }
+                // Below the watermark the sinks have the item's rows already.
+                if hasSinks, index >= settledBelow,
+                    found.state == .succeeded || found.state == .rejected || found.state == .failed,
+                    found.state != .failed || !retryFailed
+                {
+                    resumedRows.append(
+                        (
+                            index,
+                            runtime.sinkRows(
+                                item, state: found.state, outputs: JSONText.parseObject(found.resultJSON ?? "{}"),
+                                message: found.message, errorClass: found.errorClass)
+                        ))
                 }
                 switch found.state {
                 case .succeeded:
@@ -235,6 +289,7 @@ extension Engine {
             // Open the handed-out items before any can settle; settled ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
+                    for (index, rows) in resumedRows { buffer.trackers[runtime.index]?.sinks?.rows[index] = rows }
                     for index in opened {
                         buffer.trackers[runtime.index]?.open.open(index, hash: hashes[index - first])
                     }
@@ -602,28 +657,35 @@ extension Engine {
             case .rejected: progress.rejected += 1
             default: progress.skipped += 1
             }
-            guard state == .failed || state == .rejected, let budget = runtime.budget else { return nil }
-            let failures = progress.failed + progress.rejected
+            // Rejected items are bad input, reported apart: they neither fail the step nor use its budget.
+            guard state == .failed, let budget = runtime.budget else { return nil }
+            let failures = progress.failed
             return budget.isExceeded(failures: failures, finished: progress.done) ? (failures, progress.done) : nil
         }
         var full = false
-        if let checkpoint {
-            var resultJSON: String?
-            if let result, !result.outputs.isEmpty {
-                var outputs = result.outputs
-                for name in result.secretOutputs { outputs[name] = nil }
-                if !outputs.isEmpty { resultJSON = item.redacting(JSONText.object(outputs)) }
-            }
+        let hasSinks = !runtime.step.sinks.isEmpty
+        if checkpoint != nil || hasSinks {
+            let runID = checkpoint?.runID ?? 0
+            var outputs = result?.outputs ?? [:]
+            for name in result?.secretOutputs ?? [] { outputs[name] = nil }
+            let resultJSON = outputs.isEmpty ? nil : item.redacting(JSONText.object(outputs))
+            let redactedMessage = message.map { item.redacting($0) }
             full = record(
                 RunHandle.Update(
                     step: runtime.step.id, key: item.key, index: prepared.index, state: state, attempts: attempts,
-                    errorClass: errorClass?.rawValue, message: message.map { item.redacting($0) },
-                    resultJSON: resultJSON,
+                    errorClass: errorClass?.rawValue, message: redactedMessage, resultJSON: resultJSON,
                     idempotencyKey: runtime.sideEffecting
-                        ? IdempotencyKey.make(runID: checkpoint.runID, stepIndex: runtime.index, itemKey: item.key)
+                        ? IdempotencyKey.make(runID: runID, stepIndex: runtime.index, itemKey: item.key)
                         : nil,
-                    coveredByWatermark: state == .succeeded && resultJSON == nil && !runtime.sideEffecting
-                        && !prepared.hadRow), stepIndex: runtime.index)
+                    // A chunk step's success keeps its outputs in memory until the watermark passes it (the
+                    // sinks have its rows by then); it gets a row only if a flush finds it above.
+                    coveredByWatermark: state == .succeeded && (resultJSON == nil || runtime.chunkAction != nil)
+                        && !runtime.sideEffecting && !prepared.hadRow),
+                stepIndex: runtime.index,
+                sinkRows: hasSinks
+                    ? runtime.sinkRows(
+                        item, state: state, outputs: outputs, message: redactedMessage,
+                        errorClass: errorClass?.rawValue) : nil)
         }
         if let (failures, finished) = exceeded {
             abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")

@@ -173,7 +173,7 @@ public final class Engine: Sendable {
     /// Items a closed feed never handed out: their intents are withdrawn (back to `pending`), except
     /// those that were already in doubt from an earlier crash, which must still be probed.
     func withdraw(_ items: [PreparedItem], stepIndex: Int) {
-        guard checkpoint != nil, plan.steps[stepIndex].action.isSideEffecting else { return }
+        guard checkpoint != nil, plan.steps[stepIndex].needsIntents else { return }
         let stepID = plan.steps[stepIndex].id
         let updates = items.filter { !$0.needsProbe }.map {
             RunHandle.Update(
@@ -309,9 +309,9 @@ public final class Engine: Sendable {
 
     /// Queues an item outcome; true when the batch is full and the caller must flush it (backpressure
     /// on the writer).
-    func record(_ update: RunHandle.Update, stepIndex: Int) -> Bool {
+    func record(_ update: RunHandle.Update, stepIndex: Int, sinkRows: [[UInt8]]? = nil) -> Bool {
         pending.withLock { buffer in
-            buffer.append(update, stepIndex: stepIndex, settles: true)
+            buffer.append(update, stepIndex: stepIndex, settles: true, sinkRows: sinkRows)
             return buffer.count >= options.flushBatch
         }
     }
@@ -321,7 +321,13 @@ public final class Engine: Sendable {
     func flush(final: Bool = false) async {
         let carry = options.flushInterval
         guard let checkpoint else {
-            _ = pending.withLock { $0.take(now: .zero, carry: carry, final: true) }
+            // No store: only the sinks' rows are kept (written in order, nothing to commit).
+            let sinks = pending.withLock { $0.take(now: .zero, carry: carry, final: true).sinks }
+            do {
+                for batch in sinks { try batch.files.append(batch.bytes) }
+            } catch {
+                abort("cannot write an output: \(error)")
+            }
             return
         }
         do {

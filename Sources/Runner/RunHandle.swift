@@ -28,6 +28,9 @@ public final class RunHandle: Sendable {
         var state: ItemState
         var attempts: Int
         var errorClass: String?
+        /// What a chunk step's sinks need to write the item's rows again: its message and stored outputs.
+        var message: String? = nil
+        var resultJSON: String? = nil
     }
 
     /// A step's durable watermark: every item with a position below `watermark` is settled, and
@@ -89,10 +92,18 @@ public final class RunHandle: Sendable {
     /// Takes the buffered rows and the steps' watermarks with `take` ON the database queue (so batches
     /// commit in the order they were taken, and a watermark is never committed before the outcomes below
     /// it; `take` leaves out the rows its watermark makes redundant), and writes them in one transaction.
-    func flush(_ take: @escaping @Sendable () -> (updates: [Update], marks: [String: Mark])) async throws {
+    func flush(
+        _ take:
+            @escaping @Sendable () -> (
+                updates: [Update], marks: [String: Mark], sinks: [CheckpointBuffer.SinkBatch]
+            )
+    ) async throws {
         let runID = runID
         try await store.queue.write { db in
-            let (updates, marks) = take()
+            let (updates, marks, sinks) = take()
+            // The sinks' rows go to their files first: the offsets committed below never pass what was
+            // written, and a crash before the commit leaves bytes past them, which a resume truncates.
+            try Self.appendSinks(db, runID: runID, sinks)
             // Nothing new (a tick in a quiet moment): no transaction.
             let written = self.writtenMarks.withLock { $0 }
             let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
@@ -111,6 +122,45 @@ public final class RunHandle: Sendable {
             self.writtenMarks.withLock { written in
                 for (step, value) in moved { written[step] = max(written[step] ?? 0, value.watermark) }
             }
+        }
+    }
+
+    static let sinkSQL = """
+        INSERT INTO step_sinks(run_id, step, sink, position, byte_offset) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(run_id, step, sink) DO UPDATE SET position = excluded.position, byte_offset = excluded.byte_offset
+        """
+
+    /// Appends the batches' rows to their files and stores each file's new offset and position.
+    static func appendSinks(_ db: SQLiteDatabase, runID: Int64, _ batches: [CheckpointBuffer.SinkBatch]) throws {
+        guard !batches.isEmpty else { return }
+        let statement = try db.cachedStatement(Self.sinkSQL)
+        for batch in batches {
+            try batch.files.append(batch.bytes)
+            for (sink, offset) in batch.files.offsets.enumerated() {
+                try statement.bind(runID, at: 1)
+                try statement.bind(batch.step, at: 2)
+                try statement.bind(sink, at: 3)
+                try statement.bind(batch.position, at: 4)
+                try statement.bind(offset, at: 5)
+                try statement.step()
+                statement.reset()
+            }
+        }
+    }
+
+    /// The committed state of `step`'s sinks: by sink index, the position their rows reach and the byte
+    /// offset there.
+    func sinkMarks(step: String) async throws -> [Int: (position: Int, offset: Int64)] {
+        let runID = runID
+        return try await store.queue.read { db in
+            var out: [Int: (position: Int, offset: Int64)] = [:]
+            for row in try db.rows(
+                "SELECT sink, position, byte_offset FROM step_sinks WHERE run_id = ? AND step = ?",
+                [.integer(runID), .text(step)])
+            {
+                out[row[0].int] = (row[1].int, row[2].int64 ?? 0)
+            }
+            return out
         }
     }
 
@@ -169,7 +219,7 @@ public final class RunHandle: Sendable {
         let runID = runID
         return try await store.queue.read { db in
             let statement = try db.cachedStatement(
-                "SELECT item_key, state, attempts, error_class FROM items "
+                "SELECT item_key, state, attempts, error_class, message, result FROM items "
                     + "WHERE run_id = ? AND step = ? AND item_index >= ? AND item_index < ?")
             defer { statement.reset() }
             try statement.bind(runID, at: 1)
@@ -180,7 +230,8 @@ public final class RunHandle: Sendable {
             while try statement.step() {
                 if let state = ItemState(rawValue: statement.string(at: 1) ?? "") {
                     out[statement.string(at: 0) ?? ""] = Checkpoint(
-                        state: state, attempts: Int(statement.int64(at: 2)), errorClass: statement.string(at: 3))
+                        state: state, attempts: Int(statement.int64(at: 2)), errorClass: statement.string(at: 3),
+                        message: statement.string(at: 4), resultJSON: statement.string(at: 5))
                 }
             }
             return out

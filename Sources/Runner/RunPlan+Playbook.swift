@@ -16,12 +16,22 @@ extension RunPlan {
         var steps: [StepPlan] = []
         for step in playbook.steps {
             let settings = playbook.effectiveSettings(for: step)
+            let made = try action(step)
+            var concurrency = settings.concurrency
+            // A chunk action's own default applies where neither the step nor `defaults` sets one.
+            if step.settings.concurrency == nil, playbook.defaults.concurrency == nil,
+                let preferred = (made as? any ChunkAction)?.defaultConcurrency
+            {
+                concurrency = min(max(1, preferred), playbook.concurrency)
+            }
             steps.append(
                 StepPlan(
-                    id: step.id, needs: step.needs, items: try items(step) ?? .single, action: try action(step),
-                    concurrency: settings.concurrency, ratePerSecond: settings.rateLimit, burst: 1,
+                    id: step.id, needs: step.needs,
+                    items: try items(step) ?? (made as? any ChunkAction)?.items ?? .single, action: made,
+                    concurrency: concurrency, ratePerSecond: settings.rateLimit, burst: 1,
                     retry: RetryPolicy(settings.retry, seed: seed), timeout: settings.timeout,
-                    failureBudget: FailureBudget(settings.maxFailures, minimumSample: minimumSample)))
+                    failureBudget: FailureBudget(settings.maxFailures, minimumSample: minimumSample), batch: step.batch)
+            )
         }
         self.init(name: playbook.name, steps: steps, concurrency: playbook.concurrency)
     }

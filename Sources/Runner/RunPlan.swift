@@ -72,12 +72,20 @@ public struct StepPlan: Sendable {
     public var timeout: Duration?
     /// This step's failure budget (nil = the plan's).
     public var failureBudget: FailureBudget?
+    /// Items per chunk of a ``ChunkAction`` (1 for any other action).
+    public var batch: Int
+    /// The files the step writes a row to per item, in input order (a ``ChunkAction``'s sinks).
+    public var sinks: [OutputSink]
+
+    /// Whether the engine commits an intent before running an item and probes it after a crash: a
+    /// side-effecting action that is not idempotent.
+    public var needsIntents: Bool { action.isSideEffecting && !action.isIdempotent }
 
     /// Creates a step.
     public init(
         id: String, needs: [String] = [], items: ItemSource = .single, action: any Action, concurrency: Int = 1,
         ratePerSecond: Double? = nil, burst: Int = 1, retry: RetryPolicy = .init(), timeout: Duration? = nil,
-        failureBudget: FailureBudget? = nil
+        failureBudget: FailureBudget? = nil, batch: Int? = nil
     ) {
         self.id = id
         self.needs = needs
@@ -89,6 +97,9 @@ public struct StepPlan: Sendable {
         self.retry = retry
         self.timeout = timeout
         self.failureBudget = failureBudget
+        let chunkAction = action as? any ChunkAction
+        self.batch = chunkAction == nil ? 1 : max(1, batch ?? chunkAction!.defaultBatch)
+        self.sinks = chunkAction?.sinks ?? []
     }
 }
 

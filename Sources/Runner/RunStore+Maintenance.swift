@@ -131,7 +131,7 @@ extension RunStore {
                 [.real(cutoff)]
             ).compactMap { $0[0].int64 }
             for id in ids {
-                for table in ["items", "step_marks", "steps", "events", "run_attributes"] {
+                for table in ["items", "step_marks", "step_sinks", "steps", "events", "run_attributes"] {
                     try db.execute("DELETE FROM \(table) WHERE run_id = ?", [.integer(id)])
                 }
                 try db.execute("DELETE FROM runs WHERE id = ?", [.integer(id)])

@@ -140,6 +140,19 @@ public final class RunStore: Sendable {
                 ALTER TABLE steps ADD COLUMN progress_rate REAL;
                 ALTER TABLE steps ADD COLUMN progress_at REAL;
                 """),
+        // Output sinks of chunk steps (docs/engine.md "Output sinks"): per step and sink, the position its
+        // rows reach (the step's watermark when committed) and the file's byte offset there.
+        .init(
+            "step-sinks",
+            sql: """
+                CREATE TABLE step_sinks(
+                  run_id INTEGER NOT NULL,
+                  step TEXT NOT NULL,
+                  sink INTEGER NOT NULL,
+                  position INTEGER NOT NULL,
+                  byte_offset INTEGER NOT NULL,
+                  PRIMARY KEY(run_id, step, sink)) WITHOUT ROWID;
+                """),
     ]
 
     // MARK: Queries

@@ -16,6 +16,8 @@ final class StepFeed<Element: Sendable>: Sendable {
         /// the buffer like the others, so a suspended consumer never holds an element it cannot run.
         var consumers: [CheckedContinuation<Void, Never>] = []
         var producer: CheckedContinuation<Bool, Never>?
+        /// Chunks handed out so far (``take(chunkOf:into:)``): the next chunk's number.
+        var chunks = 0
         var count: Int { buffer.count - head }
 
         mutating func pop() -> Element {
@@ -76,6 +78,42 @@ final class StepFeed<Element: Sendable>: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state in
                     if state.closed || state.finished || state.count > 0 { return true }
+                    state.consumers.append(continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    /// Takes the next chunk into `out` (replacing its contents): `size` elements, fewer only when the feed
+    /// is finished with fewer left. Chunks are taken whole under one lock, so they are consecutive runs of
+    /// the input, taken in input order. Waits for a full chunk; false once the feed is finished and
+    /// drained, or closed. The feed's capacity must be at least `size`. Returns the chunk's number (0, 1,
+    /// ... in input order), nil at the end.
+    func take(chunkOf size: Int, into out: inout [Element]) async -> Int? {
+        out.removeAll(keepingCapacity: true)
+        while true {
+            let (more, producer): (Int??, CheckedContinuation<Bool, Never>?) = state.withLock { state in
+                if state.closed { return (.some(nil), nil) }
+                guard state.count >= size || (state.finished && state.count > 0) else {
+                    return (state.finished ? .some(nil) : nil, nil)
+                }
+                for _ in 0..<min(size, state.count) { out.append(state.pop()) }
+                let number = state.chunks
+                state.chunks += 1
+                var producer: CheckedContinuation<Bool, Never>?
+                if state.count < capacity, let waiting = state.producer {
+                    producer = waiting
+                    state.producer = nil
+                }
+                return (.some(number), producer)
+            }
+            producer?.resume(returning: true)
+            if let more { return more }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if state.closed || state.finished || state.count >= size { return true }
                     state.consumers.append(continuation)
                     return false
                 }

@@ -19,6 +19,10 @@ public struct WorkItem: Sendable, Equatable {
     }
     /// Names of fields whose values are secret.
     public var secretFields: Set<String>
+    /// What the item source hands the action beside the fields, in memory only: never checkpointed,
+    /// compared, logged or written (a validated key in wiped memory, for example). It lives as long as
+    /// the item is in the feed or in a chunk in flight.
+    public var attachment: (any Sendable)?
 
     /// The payload as stored: an item of one field (a row of a one-column CSV) keeps it inline, so
     /// making, moving and dropping the item allocates and reference-counts nothing for it.
@@ -50,6 +54,7 @@ public struct WorkItem: Sendable, Equatable {
         }
     }
 
+    /// Whether two items have the same key, fields and secret field names (attachments are not compared).
     public static func == (lhs: WorkItem, rhs: WorkItem) -> Bool {
         lhs.key == rhs.key && lhs.secretFields == rhs.secretFields && lhs.fields == rhs.fields
     }

@@ -20,20 +20,18 @@ extension ActionRegistry {
     /// Registers the jobs' actions. Factories only read parameters: nothing is opened until a run.
     public mutating func registerJobs() {
         register("jobs.create-wallets") { request in
-            let output = try request.requiredText("output")
-            let source: ReferenceSource
-            if let input = try request.text("input"), !input.isEmpty {
-                source = .csv(path: input)
-            } else {
-                source = .numbered(
-                    prefix: try request.text("reference_prefix") ?? "wallet", count: try request.integer("count") ?? 0)
+            guard request.step.forEach != nil else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)' (jobs.create-wallets) needs for_each: a range input (1..count) or a "
+                        + "CSV input with a reference column (see jobs/create-wallets.yaml)")
             }
+            let coreURL = try request.coreURL()
             return CreateWalletsAction(
                 .init(
-                    source: source, type: try request.walletType(), output: output,
-                    concurrency: try request.integer("concurrency") ?? 8,
-                    batchSize: try request.integer("batch") ?? CreateWalletsAction.Configuration.defaultBatchSize,
-                    coreURL: try request.coreURL()))
+                    type: try request.walletType(), output: try request.requiredText("output"),
+                    referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "wallet"
+                )
+            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
         }
         register("wallet.create") { request in
             let step = request.step

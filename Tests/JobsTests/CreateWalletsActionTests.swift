@@ -1,6 +1,7 @@
 import Foundation
 import OMSCore
 import OMSProtocol
+import Runner
 import Synchronization
 import Testing
 import WalletCrypto
@@ -76,32 +77,47 @@ import WalletCrypto
         }
     }
 
-    @Test func csvReferencesStreamInOrderWithRepeatsAndBlanks() async throws {
+    /// Runs `items` through the action in the engine, checkpointed in a run store in `folder`.
+    static func runCreate(
+        _ items: [WorkItem], type: WalletType = .ethereum, output: String, client: WaasClient, folder: URL,
+        concurrency: Int, batch: Int
+    ) async throws -> RunSummary {
+        let action = CreateWalletsAction(.init(type: type, output: output, referencePrefix: "n")) { client }
+        let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
+        let plan = RunPlan(
+            name: "create",
+            steps: [
+                StepPlan(
+                    id: "create", items: .items(items), action: action, concurrency: concurrency,
+                    retry: RetryPolicy(
+                        maxAttempts: 3, initialBackoff: .milliseconds(1), retryOn: [.retryable, .inDoubt]),
+                    failureBudget: .count(100), batch: batch)
+            ], concurrency: 64)
+        return try await Engine.run(
+            plan: plan, store: store, identity: RunIdentity(playbookName: "create", playbookHash: "h"))
+    }
+
+    static func numbered(_ count: Int) -> [WorkItem] {
+        (1...count).map { WorkItem(key: "index:\($0)", fields: ["index": "\($0)"]) }
+    }
+
+    @Test func referencesInOrderWithRepeatsAndBlanks() async throws {
         try await Self.withCore { client, folder in
-            let input = folder.appendingPathComponent("refs.csv").path
-            try Data("note,reference\nx,b\ny,\nz,a\nw,b\nv,c\n".utf8).write(to: URL(fileURLWithPath: input))
             let output = folder.appendingPathComponent("out/w.csv").path
-            var reports: [Int] = []
-            let totals = try await CreateWalletsAction.createAll(
-                .init(source: .csv(path: input), type: .solana, output: output, concurrency: 2, batchSize: 2),
-                client: client
-            ) { reports.append($0) }
-            // Batches [b, a] and [b, c]: b exists when the second batch comes.
-            #expect(totals == CreateWalletsAction.Totals(created: 3, existing: 1, rows: 4))
-            #expect(reports == [2, 4], "progress after each batch written: the rows so far")
+            let items = ["b", "", "a", "b", "c"].enumerated().map {
+                WorkItem(key: "row:\($0 + 1)", fields: ["note": "x", "reference": $1])
+            }
+            let summary = try await Self.runCreate(
+                items, type: .solana, output: output, client: client, folder: folder, concurrency: 2, batch: 2)
+            // A blank reference is reported, not skipped in silence.
+            #expect(summary.succeeded == 4)
+            #expect(summary.rejected == 1)
             let rows = try Self.rows(output)
             #expect(rows.first == CreateWalletsAction.header)
             #expect(rows.dropFirst().map { $0[0] } == ["b", "a", "b", "c"])
             #expect(rows[1][1] == rows[3][1], "a repeated reference repeats its wallet's row")
             #expect(rows.dropFirst().allSatisfy { $0[2] == "solana" && $0[4] == "enclave" })
-            #expect(!FileManager.default.fileExists(atPath: output + ".partial"))
-
-            let missing = folder.appendingPathComponent("bad.csv").path
-            try Data("name\nb\n".utf8).write(to: URL(fileURLWithPath: missing))
-            await #expect(throws: (any Error).self) {
-                try await CreateWalletsAction.createAll(
-                    .init(source: .csv(path: missing), type: .ethereum, output: output), client: client)
-            }
+            #expect(try await CoreConnection.allWallets(client).count == 3)
         }
     }
 
@@ -127,11 +143,9 @@ import WalletCrypto
             return transport
         }) { client, folder in
             let output = folder.appendingPathComponent("w.csv").path
-            let totals = try await CreateWalletsAction.createAll(
-                .init(
-                    source: .numbered(prefix: "n", count: 2_000), type: .ethereum, output: output, concurrency: 3,
-                    batchSize: 100), client: client)
-            #expect(totals == CreateWalletsAction.Totals(created: 2_000, existing: 0, rows: 2_000))
+            let summary = try await Self.runCreate(
+                Self.numbered(2_000), output: output, client: client, folder: folder, concurrency: 3, batch: 100)
+            #expect(summary.succeeded == 2_000)
             let transport = try #require(watching.withLock { $0 })
             #expect(transport.batches >= 20, "20 batches, and any sent again for a stale nonce")
             #expect(transport.mostInFlight <= 3, "at most `concurrency` batches in flight")
@@ -144,14 +158,12 @@ import WalletCrypto
     @Test func aBatchWhoseReplyWasLostIsSentAgainAndMadeOnce() async throws {
         try await Self.withCore(wrap: { WatchingTransport($0, dropReplies: [2]) }) { client, folder in
             let output = folder.appendingPathComponent("w.csv").path
-            let totals = try await CreateWalletsAction.createAll(
-                .init(
-                    source: .numbered(prefix: "l", count: 30), type: .ethereum, output: output, concurrency: 1,
-                    batchSize: 10), client: client)
-            // The second batch was made, its reply lost, sent again and answered `created: false`.
-            #expect(totals == CreateWalletsAction.Totals(created: 20, existing: 10, rows: 30))
+            let summary = try await Self.runCreate(
+                Self.numbered(30), output: output, client: client, folder: folder, concurrency: 1, batch: 10)
+            // The second chunk was made, its reply lost, sent again by the engine and answered `created: false`.
+            #expect(summary.succeeded == 30)
             let rows = try Self.rows(output).dropFirst()
-            #expect(rows.map { $0[0] } == (1...30).map { "l-\($0)" })
+            #expect(rows.map { $0[0] } == (1...30).map { "n-\($0)" })
             let all = try await CoreConnection.allWallets(client)
             #expect(all.count == 30 && Set(all.compactMap(\.reference)).count == 30)
         }

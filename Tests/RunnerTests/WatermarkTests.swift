@@ -186,7 +186,7 @@ import Testing
                 message: nil, resultJSON: nil, idempotencyKey: nil)
         }
         let exceptions = [row(3, .failed), row(4, .rejected), row(12, .succeeded), row(15, .started)]
-        try await old.flush { (exceptions, ["s": RunHandle.Mark(watermark: 10, keysHash: keysHash)]) }
+        try await old.flush { (exceptions, ["s": RunHandle.Mark(watermark: 10, keysHash: keysHash)], []) }
         #expect(
             try await crashed.itemCounts(runID: old.runID) == [.succeeded: 9, .failed: 1, .rejected: 1, .started: 1])
 
@@ -211,7 +211,7 @@ import Testing
         defer { dir.remove() }
         let store = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
         let old = try await store.openRun(Self.identity)
-        try await old.flush { ([], ["s": RunHandle.Mark(watermark: 10, keysHash: 42)]) }
+        try await old.flush { ([], ["s": RunHandle.Mark(watermark: 10, keysHash: 42)], []) }
         let ran = Recorder()
         let counting = ClosureAction { item, _ in
             ran.log(item.key)

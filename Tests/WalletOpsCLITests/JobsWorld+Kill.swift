@@ -3,19 +3,20 @@ import Testing
 
 extension JobsEndToEndTests.JobsWorld {
     /// One round of a kill test: starts `walletops` with `arguments` (a `run` that writes `output`) in the
-    /// scratch folder, polls the run's own progress, `rows(<output>.partial)`, every `poll` until it
-    /// reaches `target`, then SIGKILLs the process.
+    /// scratch folder, polls the run's own progress, `rows(<output>.partial)` (or `rows(output)` when
+    /// `inPlace`: a chunk step's sink), every `poll` until it reaches `target`, then SIGKILLs the process.
     ///
     /// Requires that the kill landed mid-run (the run neither ended nor stalled for ten minutes first),
-    /// and expects that the process died of the signal and that `output` does not exist yet.
+    /// and expects that the process died of the signal and, unless `inPlace`, that `output` does not exist
+    /// yet.
     /// - Returns: the progress seen when the kill was sent.
     @discardableResult
     func killMidRun(
-        _ arguments: [String], round: Int, output: String, target: Int, poll: Duration,
+        _ arguments: [String], round: Int, output: String, target: Int, poll: Duration, inPlace: Bool = false,
         rows: (String) -> Int
     ) throws -> Int {
-        let partial = output + ".partial"
-        try? FileManager.default.removeItem(atPath: partial)
+        let partial = inPlace ? output : output + ".partial"
+        if !inPlace { try? FileManager.default.removeItem(atPath: partial) }
         let process = Process()
         process.executableURL = try BuiltBinary.url()
         process.arguments = arguments
@@ -38,7 +39,9 @@ extension JobsEndToEndTests.JobsWorld {
             killedMidRun && seen >= target,
             "round \(round): the run ended (or stalled) before the kill at \(target) rows could land (\(seen) written)")
         #expect(process.terminationReason == .uncaughtSignal)
-        #expect(!FileManager.default.fileExists(atPath: output), "round \(round): no output before the end")
+        if !inPlace {
+            #expect(!FileManager.default.fileExists(atPath: output), "round \(round): no output before the end")
+        }
         print("round \(round): killed with \(seen) rows in \(partial)")
         return seen
     }

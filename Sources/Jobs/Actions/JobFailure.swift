@@ -8,7 +8,13 @@ enum JobFailure {
     static func classify(_ error: any Error) -> ActionError {
         if let error = error as? ActionError { return error }
         if let error = error as? WaasError {
+            // A stale nonce (other requests of the credential went first) refused the request before it
+            // changed anything: worth sending again.
+            if error.code == .preconditionFailed { return ActionError.retryable("\(error.code): \(error.message)") }
             return ActionError.http(status: error.code.httpStatus, "\(error.code): \(error.message)")
+        }
+        if let error = error as? TransportError, !error.mayHaveBeenDelivered {
+            return ActionError.retryable("the core is unreachable: \(error.message)")
         }
         if let error = error as? WaasClientError {
             return ActionError.permanent("\(error.method.name): \(error.message)")

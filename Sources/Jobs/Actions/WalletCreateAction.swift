@@ -25,12 +25,13 @@ public final class WalletCreateAction: Action {
 
     public var name: String { "wallet.create" }
     public var isSideEffecting: Bool { true }
+    public var isIdempotent: Bool { true }
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let reference = try referenceOf(item)
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
         do {
-            let reply = try await CreateWalletsAction.createBatch(
+            let reply = try await CreateWalletsAction.create(
                 [reference], family: type.networkFamily, client: session.client)
             guard let wallet = reply.first?.wallet else {
                 throw ActionError.permanent("wallet '\(reference)' is missing from the CreateWallets reply")

@@ -8,6 +8,7 @@ public final class InputReader {
         case csv(CSVReader)
         case jsonl(JSONLReader)
         case directory([DirectoryLister.Entry], Int)
+        case range(count: Int, next: Int)
     }
 
     /// The input being read.
@@ -26,12 +27,8 @@ public final class InputReader {
         self.declaration = declaration
         var context = context
         context.allowsSecrets = false
-        let template: Template
-        switch declaration.source {
-        case .csv(let p, _, _, _), .jsonl(let p), .directory(let p, _): template = p
-        }
         do {
-            path = try template.render(in: context)
+            path = try declaration.template.render(in: context)
         } catch {
             throw InputError(file: declaration.name, message: "input path: \(error.message)")
         }
@@ -45,6 +42,12 @@ public final class InputReader {
             backend = .jsonl(try JSONLReader(url: URL(fileURLWithPath: path), chunkSize: chunkSize))
         case .directory(_, let glob):
             backend = .directory(try DirectoryLister.list(directory: path, glob: glob), 0)
+        case .range:
+            guard let count = Int(path.trimmingCharacters(in: .whitespaces)), count >= 0 else {
+                throw InputError(
+                    file: declaration.name, message: "range: '\(path)' is not a count (a whole number, 0 or more)")
+            }
+            backend = .range(count: count, next: 1)
         }
     }
 
@@ -57,6 +60,10 @@ public final class InputReader {
             let rows = try reader.countRemaining()
             count += rows
             return rows
+        case .range(let total, let next):
+            backend = .range(count: total, next: total + 1)
+            count += max(0, total - next + 1)
+            return max(0, total - next + 1)
         default:
             var rows = 0
             while try next() != nil { rows += 1 }
@@ -123,6 +130,12 @@ public final class InputReader {
             backend = .directory(entries, position + 1)
             count += 1
             return InputItem(index: count, line: nil, key: entries[position].name, value: entries[position].item)
+        case .range(let total, let next):
+            guard next <= total else { return nil }
+            backend = .range(count: total, next: next + 1)
+            count += 1
+            return InputItem(
+                index: count, line: nil, key: "index:\(next)", value: .object(["index": .string(String(next))]))
         }
     }
 }

@@ -36,7 +36,7 @@ struct InstrumentedAction: Action {
     }
 
     /// The result of an item that the step's `when:` skips, nil when it runs.
-    private func skipIfNotWhen(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult? {
+    func skipIfNotWhen(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult? {
         guard step.when != nil else { return nil }
         var itemContext = context
         if step.forEach != nil { itemContext.item = .object(item.fields.mapValues(TemplateValue.string)) }
@@ -48,7 +48,7 @@ struct InstrumentedAction: Action {
     }
 
     /// The error the engine gets for a failed attempt: secrets redacted, failures logged.
-    private func instrumented(_ error: any Error, item: WorkItem, context actionContext: ActionContext) -> any Error {
+    func instrumented(_ error: any Error, item: WorkItem, context actionContext: ActionContext) -> any Error {
         switch error {
         case let error as ActionError: return report(error, item: item, context: actionContext)
         case is CancellationError: return CancellationError()
@@ -61,7 +61,7 @@ struct InstrumentedAction: Action {
     }
 
     /// The error with secrets redacted, after logging it.
-    private func report(_ error: ActionError, item: WorkItem, context: ActionContext) -> ActionError {
+    func report(_ error: ActionError, item: WorkItem, context: ActionContext) -> ActionError {
         let redactor = events.redactor
         let message = redactor.redact(error.message)
         let redacted = ActionError(error.errorClass, message, rejectReason: error.rejectReason.map(redactor.redact))
@@ -80,5 +80,68 @@ struct InstrumentedAction: Action {
                 "class": .string(error.errorClass.rawValue), "message": .string(message),
             ])
         return redacted
+    }
+}
+
+/// ``InstrumentedAction`` for a chunk action: `when:` per item (items it skips never reach the action),
+/// secrets redacted from every outcome's message, and failed, retried and rejected items reported.
+struct InstrumentedChunkAction: ChunkAction {
+    let inner: any ChunkAction
+    let instrumented: InstrumentedAction
+
+    init(inner: any ChunkAction, step: Step, context: TemplateContext, retry: RetryPolicy, events: RunEventLog) {
+        self.inner = inner
+        instrumented = InstrumentedAction(inner: inner, step: step, context: context, retry: retry, events: events)
+    }
+
+    var name: String { inner.name }
+    var isSideEffecting: Bool { inner.isSideEffecting }
+    var isIdempotent: Bool { inner.isIdempotent }
+    var defaultBatch: Int { inner.defaultBatch }
+    var defaultConcurrency: Int? { inner.defaultConcurrency }
+    var sinks: [Runner.OutputSink] { inner.sinks }
+    var items: ItemSource? { inner.items }
+    var inputPaths: [String] { inner.inputPaths }
+
+    func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
+        var outcomes = [ItemOutcome?](repeating: nil, count: chunk.count)
+        var sent: [Int] = []
+        for (index, item) in chunk.enumerated() {
+            let itemContext = context.itemContext(item)
+            if let skipped = try instrumented.skipIfNotWhen(item, context: itemContext) {
+                outcomes[index] = .succeeded(skipped)
+            } else {
+                sent.append(index)
+            }
+        }
+        if !sent.isEmpty {
+            let answers: [ItemOutcome]
+            do {
+                answers = try await inner.run(chunk: sent.map { chunk[$0] }, context: context)
+            } catch {
+                throw instrumented.instrumented(
+                    error, item: chunk[sent[0]], context: context.itemContext(chunk[sent[0]]))
+            }
+            guard answers.count == sent.count else { return answers }
+            for (index, answer) in zip(sent, answers) {
+                let item = chunk[index]
+                let itemContext = context.itemContext(item)
+                switch answer {
+                case .succeeded:
+                    outcomes[index] = answer
+                case .rejected(let reason, let outputs):
+                    let error = instrumented.report(ActionError.rejected(reason), item: item, context: itemContext)
+                    outcomes[index] = .rejected(reason: error.rejectReason ?? reason, outputs: outputs)
+                case .failed(let errorClass, let message):
+                    let error = instrumented.report(ActionError(errorClass, message), item: item, context: itemContext)
+                    outcomes[index] = .failed(errorClass, error.message)
+                }
+            }
+        }
+        return outcomes.map { $0! }
+    }
+
+    func probe(chunk: [WorkItem], context: ChunkContext) async throws -> [ProbeOutcome] {
+        try await inner.probe(chunk: chunk, context: context)
     }
 }

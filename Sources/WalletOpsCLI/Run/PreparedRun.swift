@@ -12,7 +12,7 @@ struct PreparedRun {
     let varArguments: [String]
     let redactor: Redactor
     let context: TemplateContext
-    let fingerprints: [String: String]
+    var fingerprints: [String: String]
     /// Items per step id (nil: unknown).
     let totals: [String: Int?]
     let plan: RunPlan
@@ -36,11 +36,16 @@ struct PreparedRun {
         var loaded = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
         // --concurrency replaces the playbook-wide limit, which is also the default of every step.
         if let concurrency { loaded.concurrency = concurrency }
-        playbook = loaded
         do {
-            vars = try playbook.resolveVars(varArguments)
+            vars = try loaded.resolveVars(varArguments)
         } catch {
             cli.standardError.writeLine("Error: " + error.problems.joined(separator: "\nError: "))
+            throw CommandExit(.usage)
+        }
+        do {
+            playbook = try loaded.resolvingSettingTemplates(in: TemplateContext(vars: vars, env: cli.environment))
+        } catch {
+            cli.standardError.writeLine("Error: \(error.message)")
             throw CommandExit(.usage)
         }
         let secrets: [String: SecretValue]
@@ -59,12 +64,13 @@ struct PreparedRun {
         var fingerprints: [String: String] = [:]
         var inputCounts: [String: Int] = [:]
         for (name, declaration) in playbook.inputs {
-            let template: Template
-            switch declaration.source {
-            case .csv(let p, _, _, _), .jsonl(let p), .directory(let p, _): template = p
+            let rendered = try? declaration.template.render(in: publicContext)
+            if case .range = declaration.source {
+                // A range reads no file: its count is the whole of what it is.
+                fingerprints[name] = rendered.map { "range:\($0)" } ?? "unrenderable"
+            } else {
+                fingerprints[name] = rendered.map { InputFingerprint.of(path: cli.fileURL($0).path) } ?? "unrenderable"
             }
-            let rendered = (try? template.render(in: publicContext)).map { cli.fileURL($0).path }
-            fingerprints[name] = rendered.map(InputFingerprint.of(path:)) ?? "unrenderable"
             if countInputs {
                 do {
                     // Checked like the run will read it (a bad row stops the command here), not built.
@@ -87,6 +93,10 @@ struct PreparedRun {
                     let inner = try registry.action(
                         for: ActionRequest(step: step, playbook: playbook, context: context, core: core))
                     let retry = RetryPolicy(playbook.effectiveSettings(for: step).retry)
+                    if let chunked = inner as? any ChunkAction {
+                        return InstrumentedChunkAction(
+                            inner: chunked, step: step, context: context, retry: retry, events: events)
+                    }
                     return InstrumentedAction(
                         inner: inner, step: step, context: context, retry: retry,
                         events: events)
@@ -116,6 +126,18 @@ struct PreparedRun {
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
             throw CommandExit(.usage)
+        }
+        // A chunk action that reads its own input: its rows are the step's items, its files part of the
+        // identity (`<step>.input`, `<step>.input2`, ...).
+        for step in plan.steps {
+            guard let chunked = step.action as? any ChunkAction, playbook.step(step.id)?.forEach == nil else {
+                continue
+            }
+            if chunked.items != nil { totals[step.id] = step.items.count }
+            for (index, path) in chunked.inputPaths.enumerated() {
+                fingerprints["\(step.id).input\(index == 0 ? "" : String(index + 1))"] = InputFingerprint.of(
+                    path: cli.fileURL(path).path)
+            }
         }
         self.totals = totals
         identity = RunIdentity(playbook: playbook, inputFingerprints: fingerprints, vars: vars)
