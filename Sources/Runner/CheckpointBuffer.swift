@@ -15,8 +15,9 @@ struct CheckpointBuffer {
         var attempts: Int
         /// When a flush first left it above the watermark (nil: not yet).
         var carriedSince: Duration?
-        /// The outputs to store should it get a row (a chunk step's success: its sinks' rows come from it).
-        var resultJSON: String? = nil
+        /// The outputs to store should it get a row (a chunk step's success: its sinks' rows come from
+        /// it), made into JSON only then: most never need a row.
+        var outputs: [String: String] = [:]
     }
 
     /// A chunk step's sink files, the position up to which their rows are written, and the rows of the
@@ -81,7 +82,8 @@ struct CheckpointBuffer {
         if settles { trackers[stepIndex]?.open.close(update.index) }
         if update.coveredByWatermark && settles && trackers[stepIndex] != nil {
             trackers[stepIndex]?.covered.append(
-                Covered(index: update.index, key: update.key, attempts: update.attempts, resultJSON: update.resultJSON))
+                Covered(index: update.index, key: update.key, attempts: update.attempts, outputs: update.coveredOutputs)
+            )
         } else {
             updates.append(update)
         }
@@ -142,7 +144,8 @@ struct CheckpointBuffer {
                     rows.append(
                         RunHandle.Update(
                             step: tracker.step, key: outcome.key, index: outcome.index, state: .succeeded,
-                            attempts: outcome.attempts, errorClass: nil, message: nil, resultJSON: outcome.resultJSON,
+                            attempts: outcome.attempts, errorClass: nil, message: nil,
+                            resultJSON: outcome.outputs.isEmpty ? nil : JSONText.object(outcome.outputs),
                             idempotencyKey: nil))
                 } else {
                     var outcome = outcome

@@ -91,7 +91,9 @@ extension Engine {
         }
         let complete = tally.exhausted && tally.settled == tally.pushed
         let failed = counts.failed > 0
-        let status: StepStatus = !complete ? .interrupted : (failed ? .failed : .succeeded)
+        // A step whose failures aborted the run failed, though its unsent items have no outcome.
+        let aborted = control.withLock { $0.abortReason != nil }
+        let status: StepStatus = failed && (complete || aborted) ? .failed : (!complete ? .interrupted : .succeeded)
         runtime.progress.withLock { $0.status = status }
         try? await checkpoint?.recordStep(
             step.id, status: status.rawValue,
@@ -668,20 +670,24 @@ extension Engine {
             let runID = checkpoint?.runID ?? 0
             var outputs = result?.outputs ?? [:]
             for name in result?.secretOutputs ?? [] { outputs[name] = nil }
-            let resultJSON = outputs.isEmpty ? nil : item.redacting(JSONText.object(outputs))
+            if !item.secretFields.isEmpty { outputs = outputs.mapValues { item.redacting($0) } }
             let redactedMessage = message.map { item.redacting($0) }
+            // A chunk step's success keeps its outputs in memory until the watermark passes it (the sinks
+            // have its rows by then); it gets a row, and its outputs JSON, only if a flush finds it above.
+            let covered =
+                state == .succeeded && (outputs.isEmpty || runtime.chunkAction != nil) && !runtime.sideEffecting
+                && !prepared.hadRow
+            var update = RunHandle.Update(
+                step: runtime.step.id, key: item.key, index: prepared.index, state: state, attempts: attempts,
+                errorClass: errorClass?.rawValue, message: redactedMessage,
+                resultJSON: covered || outputs.isEmpty ? nil : JSONText.object(outputs),
+                idempotencyKey: runtime.sideEffecting
+                    ? IdempotencyKey.make(runID: runID, stepIndex: runtime.index, itemKey: item.key)
+                    : nil,
+                coveredByWatermark: covered)
+            if covered { update.coveredOutputs = outputs }
             full = record(
-                RunHandle.Update(
-                    step: runtime.step.id, key: item.key, index: prepared.index, state: state, attempts: attempts,
-                    errorClass: errorClass?.rawValue, message: redactedMessage, resultJSON: resultJSON,
-                    idempotencyKey: runtime.sideEffecting
-                        ? IdempotencyKey.make(runID: runID, stepIndex: runtime.index, itemKey: item.key)
-                        : nil,
-                    // A chunk step's success keeps its outputs in memory until the watermark passes it (the
-                    // sinks have its rows by then); it gets a row only if a flush finds it above.
-                    coveredByWatermark: state == .succeeded && (resultJSON == nil || runtime.chunkAction != nil)
-                        && !runtime.sideEffecting && !prepared.hadRow),
-                stepIndex: runtime.index,
+                update, stepIndex: runtime.index,
                 sinkRows: hasSinks
                     ? runtime.sinkRows(
                         item, state: state, outputs: outputs, message: redactedMessage,

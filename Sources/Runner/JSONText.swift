@@ -16,6 +16,12 @@ enum JSONText {
 
     static func appendString(_ string: String, to out: inout String) {
         out += "\""
+        // The common value needs no escape: appended whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += string
+            out += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -57,6 +57,8 @@ public final class RunHandle: Sendable {
         /// An outcome that needs no row once the step's watermark passes it: succeeded, no stored
         /// outputs, not side-effecting, and no earlier row to overwrite.
         var coveredByWatermark = false
+        /// A covered success's outputs (non-secret, redacted), stored only if it ever gets a row.
+        var coveredOutputs: [String: String] = [:]
     }
 
     static let upsertSQL = """

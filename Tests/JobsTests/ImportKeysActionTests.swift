@@ -9,8 +9,8 @@ import WalletCrypto
 
 @testable import Jobs
 
-/// The import's streaming pipeline against a fake core: rows settled in input order, the first row of a
-/// key wins whatever the batch size and concurrency, no key in any reason.
+/// The import as a chunk step of the engine against a fake core: rows settled in input order, the first
+/// row of a key wins whatever the batch size and concurrency, no key in any reason.
 @Suite struct ImportKeysActionTests {
     static func configuration(
         _ input: String, output: String = "/dev/null", rejects: String = "/dev/null", parallel: Int = 8,
@@ -22,24 +22,30 @@ import WalletCrypto
     }
 
     @Test func exampleRowsAreValidatedAndDeduplicatedInOrder() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let input = Fixtures.repositoryRoot.appendingPathComponent("examples/keys-hex.csv").path
-        let source = try ImportRowSource(Self.configuration(input))
-        var batcher = ImportBatcher(referencePrefix: "import")
-        let batch = batcher.form(try await source.next(100))
-        #expect(try await source.next(100).isEmpty)
-        #expect(batch.rows.map(\.source) == (1...9).map(String.init))
-        #expect(batch.rows.map { $0.secret != nil } == [true, true, true, false, false, false, false, false, false])
-        #expect(batch.rows.map(\.reference).prefix(3) == ["legacy-alice", "legacy-bob", "import-3"])
-        let codes = batch.rows.compactMap { $0.reject.map { "\($0.reason.prefix { $0 != ":" }) \($0.errorClass)" } }
+        let core = FakeCore()
+        let action = ImportKeysAction(
+            Self.configuration(
+                input, output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path, batch: 100),
+            transport: core.transport)
+        let summary = try await Self.run(action, in: directory)
+        #expect(summary.succeeded == 3 && summary.rejected == 6 && summary.exitCode == 1)
+        #expect(summary.steps.first?.total == 9, "the input's rows are the step's items")
+        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+        #expect(output.dropFirst().map { $0[0] } == ["1", "2", "3"])
+        #expect(output.dropFirst().map { $0[1] } == ["legacy-alice", "legacy-bob", "import-3"])
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let codes = rejects.dropFirst().map { "\($0[1].prefix { $0 != ":" }) \($0[2])" }
         #expect(
             codes == [
                 "wrongLength validation", "notHex validation", "zeroKey validation", "keyOutOfRange validation",
                 "expectedAddressMismatch mismatch", "duplicateKey duplicate",
             ])
-        #expect(batch.rows.last?.reject?.reason == "duplicateKey: the same key as 2")
-        #expect(batch.fingerprints.count == 3 && batcher.windowCount == 3)
-        batcher.settled(batch)
-        #expect(batcher.windowCount == 0, "a settled batch leaves the window")
+        #expect(rejects.last?[1] == "duplicateKey: the same key as 2")
+        #expect(action.window.count == 0, "an answered chunk leaves the window")
     }
 
     /// Every bad-row type of the key formats is rejected with its code and class, nothing sent.
@@ -68,7 +74,8 @@ import WalletCrypto
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
                 rejects: directory.appendingPathComponent("rej.csv").path))
-        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let summary = try await Self.run(action, core, in: directory)
+        #expect(summary.rejected == rows.count && summary.succeeded == 0)
         let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
         let found = rejects.dropFirst().map { "\($0[1].prefix { $0 != ":" }) \($0[2])" }
         #expect(found == rows.map(\.1))
@@ -97,7 +104,8 @@ import WalletCrypto
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
                 rejects: directory.appendingPathComponent("rej.csv").path, parallel: 4, batch: batch))
-        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let summary = try await Self.run(action, core, in: directory)
+        #expect(summary.succeeded == 300 && summary.rejected == 700)
 
         var first: [String: Int] = [:]
         for (row, key) in keys.enumerated() where first[key] == nil { first[key] = row + 1 }
@@ -110,11 +118,10 @@ import WalletCrypto
         #expect(Set(rejects.map { $0[0] }).count == rejects.count, "each row once")
         #expect(core.imported.count == 300)
         #expect(core.imported.values.compactMap(\.reference).sorted() == first.values.map { "import-\($0)" }.sorted())
-        #expect(!FileManager.default.fileExists(atPath: action.configuration.output + ".partial"))
     }
 
-    /// Keystores decrypted ahead of the batch (KeystoreReadAhead) come out in file order whatever the
-    /// batch: a wrong password, a broken file and a second copy of a key are rejects naming the file.
+    /// Keystores decrypted on the pool inside their chunk come out in file order whatever the chunk size: a
+    /// wrong password, a broken file and a second copy of a key are rejects naming the file.
     @Test(arguments: [1, 2, 1000]) func keystoresKeepTheirOrderWhateverTheBatching(batch: Int) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -149,7 +156,8 @@ import WalletCrypto
                 passwords: .map(try PasswordMap(contentsOf: mapPath)),
                 output: directory.appendingPathComponent("out.csv").path,
                 rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: batch))
-        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        let summary = try await Self.run(action, core, in: directory)
+        #expect(summary.succeeded == 3 && summary.rejected == 3)
         let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8)).dropFirst()
         let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
             .dropFirst()
@@ -173,41 +181,40 @@ import WalletCrypto
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
                 rejects: directory.appendingPathComponent("rej.csv").path, parallel: 3, batch: 8))
-        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        _ = try await Self.run(action, core, in: directory)
         let first = try String(contentsOfFile: action.configuration.output, encoding: .utf8)
         let firstRejects = try String(contentsOfFile: action.configuration.rejects, encoding: .utf8)
-        core.failNextSends(2)  // two in-doubt batches: sent again
-        await #expect(throws: (any Error).self) { try await Self.run(action, core) }
+        core.failNextSends(2)  // two in-doubt chunks: sent again by the engine
+        let again = try await Self.run(action, core, in: directory.appendingPathComponent("second"))
+        #expect(again.succeeded == 50 && again.rejected == 1)
         #expect(try String(contentsOfFile: action.configuration.output, encoding: .utf8) == first)
         #expect(CSVFile.parse(firstRejects).count == 2)
         // The later copy (row 51) is refused by the core the second time, not by the window.
-        let again = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
-        #expect(again.dropFirst().map { $0[0] } == ["51"])
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        #expect(rejects.dropFirst().map { $0[0] } == ["51"])
         #expect(core.imported.count == 50)
     }
 
-    /// How one batch is settled: a lost reply sends it again, a transient item refusal sends that item
-    /// again, the core's duplicates and refusals become rejects of the right class.
-    @Test func aBatchIsSettledFromTheCoresAnswers() async throws {
-        let secrets = try (1...4).map { n in
-            try KeyParser.validate(
-                SecretBytes(Array(String(format: "%064x", n * 31).utf8)), type: .ethereum, encoding: .text)
-        }
-        let rows = secrets.enumerated().map { index, secret in
-            ImportRow(source: String(index + 1), reference: "ref-\(index + 1)", secret: secret, reject: nil)
-        }
-        let batch = ImportBatch(index: 0, rows: rows, fingerprints: [])
+    /// How one chunk is settled: a lost reply sends it again whole, a transient item refusal sends that
+    /// item again alone, the core's duplicates and refusals become rejects of the right class.
+    @Test func aChunkIsSettledFromTheCoresAnswers() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = (1...4).map { String(format: "%064x", $0 * 31) }
+        let path = directory.appendingPathComponent("keys.csv").path
+        let text = "private_key,reference\n" + keys.enumerated().map { "\($1),ref-\($0 + 1)" }.joined(separator: "\n")
+        try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: path))
         @Sendable func wallet(_ n: Int, reference: String) -> Wallet {
             Wallet(
                 id: "wal_\(n)", address: "addr-\(n)", networkFamily: .evm, keyOrigin: .imported, reference: reference)
         }
-        let calls = Mutex<[Int]>([])
+        let calls = Mutex<[[String]]>([])
         let transport = ImportTransport { items in
             let call = calls.withLock { calls -> Int in
-                calls.append(items.count)
+                calls.append(items.map(\.reference))
                 return calls.count
             }
-            if call == 1 { throw URLError(.networkConnectionLost) }  // in doubt: the whole batch again
+            if call == 1 { throw URLError(.networkConnectionLost) }  // in doubt: the whole chunk again
             if call == 2 {
                 return [
                     .failed(WaasError(.internalUnavailable, "busy")),
@@ -216,24 +223,22 @@ import WalletCrypto
                     .failed(WaasError(.invalidRequest, "refused")),
                 ]
             }
-            #expect(items.map(\.reference) == ["ref-1"], "only the transient item is sent again")
             return [.alreadyImported(wallet(1, reference: "ref-1"))]
         }
-        let outcomes = try await ImportPipeline.settle(
-            batch, transport: transport, attempts: 6, backoff: .milliseconds(1))
-        #expect(calls.withLock { $0 } == [4, 4, 1])
-        guard outcomes.count == 4, case .imported(let first) = outcomes[0] else {
-            Issue.record("row 1 is imported (the same reference)")
-            return
-        }
-        #expect(first.id == "wal_1")
-        let classes = outcomes.dropFirst().map { outcome -> String in
-            if case .rejected(let reject) = outcome {
-                return "\(reject.reason.prefix { $0 != ":" }) \(reject.errorClass)"
-            }
-            return "imported"
-        }
-        #expect(classes == ["duplicateKey duplicate", "duplicateKey duplicate", "InvalidRequest service"])
+        let action = ImportKeysAction(
+            Self.configuration(
+                path, output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 1, batch: 10),
+            transport: transport)
+        let summary = try await Self.run(action, in: directory)
+        let all = (1...4).map { "ref-\($0)" }
+        #expect(calls.withLock { $0 } == [all, all, ["ref-1"]], "only the transient item is sent again")
+        #expect(summary.succeeded == 1 && summary.rejected == 3)
+        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+        #expect(output.dropFirst().map { $0[2] } == ["wal_1"])
+        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let classes = rejects.dropFirst().map { "\($0[0]) \($0[1].prefix { $0 != ":" }) \($0[2])" }
+        #expect(classes == ["2 duplicateKey duplicate", "3 duplicateKey duplicate", "4 InvalidRequest service"])
     }
 
     /// The per-subject gate: one holder per key at a time, whatever the interleaving, and no entry left
@@ -270,23 +275,29 @@ import WalletCrypto
         let entered = Mutex(0)
     }
 
-    @Test func outputFieldsAreQuotedAsRFC4180() {
-        let cases: [(String, String)] = [
-            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
-            ("line\nbreak", "\"line\nbreak\""),
-            ("cr\r", "\"cr\r\""), ("", ""), ("üñí", "üñí"),
-        ]
-        for (field, expected) in cases {
-            var bytes: [UInt8] = []
-            ImportOutputWriter.appendField(field, to: &bytes)
-            #expect(String(decoding: bytes, as: UTF8.self) == expected)
-            #expect(String(decoding: bytes, as: UTF8.self) == CSVFile.field(field), "the same as CSVFile")
-        }
+    /// Runs `action` (its configuration) against `core` as the engine runs the job's step.
+    static func run(_ action: ImportKeysAction, _ core: FakeCore, in directory: URL) async throws -> RunSummary {
+        try await run(ImportKeysAction(action.configuration, transport: core.transport), in: directory)
     }
 
-    static func run(_ action: ImportKeysAction, _ core: FakeCore) async throws {
-        let context: ActionContext? = nil
-        _ = try await action.run(transport: core.transport, context: context)
+    /// Runs `action` as a chunk step with the job's retry policy, checkpointed in a run store of its own
+    /// (outside `directory`, which may be the input).
+    static func run(_ action: ImportKeysAction, in directory: URL) async throws -> RunSummary {
+        let stores = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: stores) }
+        let store = try RunStore(path: stores.appendingPathComponent("runs.sqlite").path)
+        let plan = RunPlan(
+            name: "import",
+            steps: [
+                StepPlan(
+                    id: "import", items: action.items!, action: action,
+                    concurrency: action.configuration.concurrency,
+                    retry: RetryPolicy(
+                        maxAttempts: 6, initialBackoff: .milliseconds(1), retryOn: [.retryable, .inDoubt]),
+                    failureBudget: .count(0))
+            ], concurrency: 64)
+        return try await Engine.run(
+            plan: plan, store: store, identity: RunIdentity(playbookName: "import", playbookHash: "h"))
     }
 
     static func temporaryDirectory() throws -> URL {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import Jobs
 
-/// The per-user transport on a real embedded core: many subjects spread over concurrent batches, each
+/// The per-user transport on a real embedded core: many subjects spread over concurrent chunks, each
 /// subject's keys in its own account through one sign-in, the first row of a key winning across subjects.
 @Suite struct ImportPerUserTests {
     @Test(arguments: [(batch: 7, parallel: 4), (batch: 40, parallel: 2)])
@@ -38,11 +38,9 @@ import Testing
         let transport = ImportTransport.perUser(
             signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
             gate: KeyedSerialGate(), subjectsInParallel: parallel, setUpHint: "trust the issuer")
-        let action = ImportKeysAction(configuration)
-        let context: ActionContext? = nil
-        await #expect(throws: (any Error).self, "two duplicates: rejected rows") {
-            try await action.run(transport: transport, context: context)
-        }
+        let action = ImportKeysAction(configuration, transport: transport)
+        let summary = try await ImportKeysActionTests.run(action, in: directory)
+        #expect(summary.succeeded == 72 && summary.rejected == 2, "two duplicates: rejected rows")
         let output = CSVFile.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
         let rejects = CSVFile.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
         #expect(output.map { $0[0] } == (1...72).map(String.init))

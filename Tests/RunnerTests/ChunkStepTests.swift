@@ -374,3 +374,20 @@ final class ChunkLog: Sendable {
         #expect(action.chunks.all == [(1...10).map { "row:\($0)" }, ["row:7"]])
     }
 }
+
+@Suite struct CSVRecordTests {
+    @Test func fieldsAreQuotedByteByByteAsRFC4180Asks() {
+        let cases: [(String, String)] = [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("l1\r\nl2", "\"l1\r\nl2\""),
+            ("l1\nl2", "\"l1\nl2\""), ("cr\r", "\"cr\r\""), ("é😀", "é😀"), ("", ""),
+        ]
+        for (field, expected) in cases {
+            var bytes: [UInt8] = []
+            CSVRecord.append([field], to: &bytes)
+            #expect(bytes == Array((expected + "\r\n").utf8), "\(field)")
+        }
+        var row: [UInt8] = []
+        CSVRecord.append(["a", "b,c", ""], to: &row)
+        #expect(row == Array("a,\"b,c\",\r\n".utf8))
+    }
+}

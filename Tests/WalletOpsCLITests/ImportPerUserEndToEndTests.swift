@@ -174,9 +174,9 @@ import Testing
             "rejects": world.path("rejects.csv"), "user_issuer": Self.issuer, "user_key_file": pem,
             "user_key_id": "app-1",
         ]
-        // No subject column: the run stops before any sign-in, naming the file.
+        // No subject column: the run stops before any sign-in (aborted: its rows cannot be read), naming the file.
         let noColumn = try world.run("jobs/import-keys.yaml", base)
-        #expect(noColumn.status == 1 && noColumn.standardOutput.contains("import  failed"), "\(noColumn)")
+        #expect(noColumn.status == 2, "\(noColumn)")
         let noColumnText = try Self.report(noColumn)
         #expect(
             noColumnText.contains("input \(input): per-user mode (user_issuer) needs a subject column"), "\(noColumn)")
@@ -200,10 +200,14 @@ import Testing
             "\(inline.standardError)")
 
         // An issuer the project does not trust: stopped before any sign-in, with the set-up command.
+        let withSubjects = secrets.path("subjects.csv")
+        try Data("private_key,subject\n\(keys[0]),u-1\n\(keys[1]),u-2\n".utf8).write(
+            to: URL(fileURLWithPath: withSubjects))
         let untrusted = try world.run(
             "jobs/import-keys.yaml",
-            base.merging(["input": input, "user_issuer": "https://other.example"]) { $1 })
-        #expect(untrusted.status == 1 && untrusted.standardOutput.contains("import  failed"), "\(untrusted)")
+            base.merging(["input": withSubjects, "user_issuer": "https://other.example"]) { $1 })
+        // The failure of the first row stops the run (the step's failure budget is 0).
+        #expect(untrusted.status == 2 && untrusted.standardOutput.contains("import  failed"), "\(untrusted)")
         let untrustedText = try Self.report(untrusted)
         #expect(
             untrustedText.contains(

@@ -105,7 +105,7 @@ import Testing
         #expect(rows.map { $0["reference"]! } == (1...5).map { "acct-\($0)" })
         #expect(rows.allSatisfy { $0["type"] == "ethereum" && $0["key_origin"] == "enclave" })
 
-        #expect(!FileManager.default.fileExists(atPath: world.path("w.csv.partial")), "the partial file was renamed")
+        #expect(!FileManager.default.fileExists(atPath: world.path("w.csv.partial")), "written in place")
 
         // Again with a larger count, in batches of 2 with 3 in flight: the five are kept (same ids), two
         // are added, and the rows stay in reference order.
@@ -163,6 +163,10 @@ import Testing
         if served { vars["attestation_root"] = world.home.appendingPathComponent("attestation-root.pem").path }
         let result = try world.run("jobs/import-keys.yaml", vars)
         #expect(result.status == 1, "rejects exit 1: \(result)")
+        // The summary counts the input's rows: 9 in all, 3 imported, 6 rejected.
+        let summary = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            .first { $0.first == "import" }
+        #expect(summary == ["import", "succeeded", "9", "3", "0", "6", "0"], "\(result.standardOutput)")
         #expect(world.read("imported.csv").hasPrefix("source,reference,wallet_id,type,address,key_origin\r\n"))
         #expect(world.read("rejects.csv").hasPrefix("source,reason,error_class\r\n"))
         let imported = world.rows("imported.csv")

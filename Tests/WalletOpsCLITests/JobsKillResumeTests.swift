@@ -6,9 +6,9 @@ import Testing
 /// duplicate address, the output holding each imported row once and the rejects each bad row once.
 ///
 /// 20,000 distinct keys plus duplicate and bad rows spread through the file (set `WALLETOPS_KILL_TEST_ROWS`
-/// to change the count). Each kill lands when the run's own `output.partial` holds a third (first run)
-/// or two thirds (second run) of the rows: rows are written in source order after each batch, so the
-/// count is the run's progress. A run that ends before its kill could land fails the test.
+/// to change the count). Each kill lands when the run's own output holds a third (first run) or two
+/// thirds (second run) of the rows: rows are written in source order as the run's watermark advances, so
+/// the count is the run's progress. A run that ends before its kill could land fails the test.
 @Suite(.serialized) struct JobsKillResumeTests {
     static var distinctKeys: Int {
         Int(ProcessInfo.processInfo.environment["WALLETOPS_KILL_TEST_ROWS"] ?? "") ?? 20_000
@@ -59,13 +59,12 @@ import Testing
             "output=\(world.path("out.csv"))", "--var", "rejects=\(world.path("rejects.csv"))", "--var", "core=",
             "--var", "batch=250", "--var", "parallel=4",
         ]
-        let partial = world.path("out.csv.partial")
 
         for (round, target) in [(1, rowCount / 3), (2, rowCount * 2 / 3)] {
             // Rows are written in source order, so the output's rows are the run's progress.
             try world.killMidRun(
                 arguments, round: round, output: world.path("out.csv"), target: target, poll: .milliseconds(20),
-                rows: Self.dataRows)
+                inPlace: true, rows: Self.dataRows)
         }
 
         let final = try BuiltBinary.run(arguments, directory: world.scratch)
@@ -81,7 +80,6 @@ import Testing
         #expect(rejects.filter { $0["error_class"] == "duplicate" }.count == duplicates)
         #expect(rejects.filter { $0["error_class"] == "validation" }.count == bad)
         #expect(rows.count + rejects.count == rowCount, "every row in exactly one file")
-        #expect(!FileManager.default.fileExists(atPath: partial))
         let list = try BuiltBinary.run(["wallet", "list", "--home", world.home.path])
         #expect(list.status == 0, "\(list)")
         #expect(

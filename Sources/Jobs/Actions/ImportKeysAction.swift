@@ -4,23 +4,22 @@ import OMSProtocol
 import Runner
 import WalletCrypto
 
-/// `jobs.import-keys`: imports every key of a legacy input through the attested transport and writes
-/// `output` (`source,reference,wallet_id,type,address,key_origin`) and `rejects`
-/// (`source,reason,error_class`).
+/// `jobs.import-keys`: a chunk action over the rows (or files) of a legacy input; each row's key goes
+/// through the attested transport, and the step's sinks are `output`
+/// (`source,reference,wallet_id,type,address,key_origin`) and `rejects` (`source,reason,error_class`).
 ///
-/// Design (docs/jobs.md): keys never enter the engine. The run's single item streams the input in
-/// batches of `batchSize` rows (``ImportPipeline``), at most `concurrency` batches between reading and
-/// writing, so memory stays flat whatever the input's size. Each key is validated without deriving
-/// its address (the core derives it; the client derives only to check an `expected_address`);
-/// repeated keys are found by a keyed fingerprint in the window of batches in flight, and by the
-/// core's unique addresses for batches already settled, so the first row with a key wins whatever the
-/// concurrency (``ImportBatcher``). The core is the checkpoint: a key whose address is already a wallet
-/// with the row's reference is the same import (success); held by another wallet, it is a duplicate.
-/// Outputs go to `.partial` files in source order, renamed at the end; a resumed run rewrites them
-/// whole, so each row appears once. In the per-user mode (``PerUser``) each row's key goes into the
-/// account of its `subject` (``ImportTransport/perUser(signIn:verifier:gate:subjectsInParallel:setUpHint:)``);
-/// everything else is the same.
-public struct ImportKeysAction: Action {
+/// Design (docs/jobs.md "import-keys"): the action reads its own input as the step's items
+/// (``ImportItems``: a CSV row is validated as it is read and its key rides with the item in wiped
+/// memory, never in a field; a file is read, and a keystore decrypted on the shared
+/// ``KeystoreDecryptionPool``, inside the chunk). Before a chunk is sent, its keys are admitted in input
+/// order (``ChunkContext/inInputOrder(_:)``): a key already held by an earlier row still in flight is a
+/// duplicate of that row, so the first row with a key wins whatever the concurrency; once a chunk is
+/// answered its keys leave the window and the core decides later copies (an address held with another
+/// reference is a duplicate). The core is the probe: a key whose address is already a wallet with the
+/// row's reference is the same import (success), so the action is idempotent and a resumed run sends only
+/// what was in flight. In the per-user mode (``PerUser``) each row's key goes into the account of its
+/// `subject` (``ImportTransport/perUser(signIn:verifier:gate:subjectsInParallel:setUpHint:)``).
+public struct ImportKeysAction: ChunkAction {
     /// The input formats (public contract names).
     public enum Format: String, Sendable, CaseIterable {
         case hexCSV = "hex-csv"
@@ -149,19 +148,66 @@ public struct ImportKeysAction: Action {
     public static let rejectsHeader = ["source", "reason", "error_class"]
 
     public let configuration: Configuration
+    /// The transport, made on the first chunk (tests hand one in).
+    let transport: ImportTransportCache
+    /// The keys admitted and not yet answered, by keyed fingerprint: the duplicate window.
+    let window = ImportWindow()
+    /// Where keystores are decrypted (shared by the step's chunks).
+    let pool = KeystoreDecryptionPool()
 
-    /// An action for `configuration`.
-    public init(_ configuration: Configuration) { self.configuration = configuration }
+    /// An action for `configuration` against the signed-in core of the running command.
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        transport = ImportTransportCache { try await Self.makeTransport(configuration) }
+        items = ImportItems.source(configuration)
+    }
+
+    /// An action for `configuration` that sends through `transport` (tests: a fake core).
+    init(_ configuration: Configuration, transport: ImportTransport) {
+        self.configuration = configuration
+        self.transport = ImportTransportCache { transport }
+        items = ImportItems.source(configuration)
+    }
 
     public var name: String { "jobs.import-keys" }
     public var isSideEffecting: Bool { true }
+    public var isIdempotent: Bool { true }
+    public var defaultBatch: Int { configuration.batchSize }
+    public var defaultConcurrency: Int? { configuration.concurrency }
+    /// The input's rows or files (counted once, for the progress line's total).
+    public let items: ItemSource?
+    public var inputPaths: [String] { [configuration.input] }
 
-    public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
+    public var sinks: [OutputSink] {
+        [
+            OutputSink(path: configuration.output, header: Self.outputHeader) { record in
+                guard record.state == .succeeded, let id = record.outputs["wallet_id"] else { return nil }
+                let outputs = record.outputs
+                return [
+                    record.fields["source"] ?? "", outputs["reference"] ?? "", id, outputs["type"] ?? "",
+                    outputs["address"] ?? "", outputs["key_origin"] ?? "",
+                ]
+            },
+            OutputSink(path: configuration.rejects, header: Self.rejectsHeader) { record in
+                switch record.state {
+                case .rejected:
+                    return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
+                case .failed:
+                    // A row the engine gave up on (the core kept failing): listed, so no row goes unexplained.
+                    return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
+                default:
+                    return nil
+                }
+            },
+        ]
+    }
+
+    /// The transport of the running command's signed-in session (per-user: one sign-in per subject).
+    static func makeTransport(_ configuration: Configuration) async throws -> ImportTransport {
         let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
         let verifier = try session.attestationVerifier(rootPEMPath: configuration.attestationRoot)
         guard let perUser = configuration.perUser else {
-            return try await run(
-                transport: ImportTransport.automatic(client: session.client, verifier: verifier), context: context)
+            return ImportTransport.automatic(client: session.client, verifier: verifier)
         }
         try Self.checkPerUserFormat(configuration)
         let audience = try await Self.audience(perUser, session: session)
@@ -174,10 +220,9 @@ public struct ImportKeysAction: Action {
             "does the project trust user_issuer \(perUser.issuer) with audience \(audience) and kid \(perUser.keyID)? "
             + "(walletops core trust-issuer --issuer \(perUser.issuer) --audience \(audience) "
             + "--jwks-from-pem <user_key_file> --kid \(perUser.keyID))"
-        let transport = ImportTransport.perUser(
+        return ImportTransport.perUser(
             signIn: signIn, verifier: verifier, gate: KeyedSerialGate(),
             subjectsInParallel: configuration.subjectsInParallel, setUpHint: hint)
-        return try await run(transport: transport, context: context)
     }
 
     /// Per-user mode reads the subject of each row: CSV input only.
@@ -226,49 +271,4 @@ public struct ImportKeysAction: Action {
         }
     }
 
-    /// The run with `transport` (tests give a fake core).
-    func run(transport: ImportTransport, context: ActionContext?) async throws -> ActionResult {
-        try Self.checkPerUserFormat(configuration)
-        let source: ImportRowSource
-        do {
-            source = try ImportRowSource(configuration)
-        } catch let error as KeyFormatError {
-            throw ActionError.permanent("input \(configuration.input): \(error)")
-        }
-        if configuration.perUser != nil && !source.hasSubjectColumn {
-            throw ActionError.permanent(
-                "input \(configuration.input): per-user mode (user_issuer) needs a subject column in the header "
-                    + "(the user whose account receives each row's key); nothing was imported")
-        }
-        let writer = try ImportOutputWriter(output: configuration.output, rejects: configuration.rejects)
-        let pipeline = ImportPipeline(
-            batchSize: configuration.batchSize, parallel: configuration.concurrency,
-            referencePrefix: configuration.referencePrefix, requiresSubject: configuration.perUser != nil,
-            transport: transport,
-            progress: { rows in Self.reportProgress(rows: rows, context: context) })
-        let summary: ImportPipeline.Summary
-        do {
-            summary = try await pipeline.run(source: source, writer: writer)
-        } catch let error as KeyFormatError {
-            throw ActionError.permanent("input \(configuration.input): \(error)")
-        }
-        try writer.finish()
-        let total = summary.imported + summary.rejected
-        if summary.rejected > 0 {
-            throw ActionError.rejected(
-                "\(summary.rejected) of \(total) rows rejected (see \(configuration.rejects)); "
-                    + "\(summary.imported) imported")
-        }
-        return ActionResult(
-            outputs: ["imported": String(summary.imported), "rejected": "0", "output": configuration.output])
-    }
-
-    /// Re-run on resume: the core settles what was already imported.
-    public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .notDone }
-
-    /// Progress within the run's one item, after each batch is written: rows done (the total is not known
-    /// while streaming); the engine shows it on the live line and in `walletops status`.
-    static func reportProgress(rows: Int, context: ActionContext?) {
-        context?.progress(done: rows, total: nil, unit: "rows")
-    }
 }

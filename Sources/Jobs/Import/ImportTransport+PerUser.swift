@@ -71,13 +71,13 @@ extension ImportTransport {
             client = try await signIn.client(for: subject)
         } catch let error as WaasError where error.code == .unauthorized {
             throw ActionError.permanent("the core refused the per-user sign-in (\(error)); \(setUpHint)")
-        } catch let error as WaasError where !ImportPipeline.isTransient(error) {
+        } catch let error as WaasError where !(error.code.httpStatus >= 500 || error.code.httpStatus == 429) {
             let refusal = WaasError(error.code, "the sign-in of the row's subject was refused: \(error.message)")
             return items.map { _ in .failed(refusal) }
         }
         return try await importChunks(items) { chunk in
             try await gate.withPermit(subject) {
-                try await StaleNonce.retrying { try await client.importWallets(chunk, verifier: verifier) }
+                try await client.importWallets(chunk, verifier: verifier)
             }
         }
     }

@@ -158,11 +158,9 @@ struct ImportTransport: Sendable {
             var listed = false
             for item in items {
                 do {
-                    let wallet = try await StaleNonce.retrying {
-                        try await client.importWallet(
-                            privateKey: item.secret.secret, networkFamily: item.networkFamily,
-                            reference: item.reference, verifier: verifier)
-                    }
+                    let wallet = try await client.importWallet(
+                        privateKey: item.secret.secret, networkFamily: item.networkFamily,
+                        reference: item.reference, verifier: verifier)
                     replies.append(.imported(wallet))
                 } catch let error as WaasError where error.code == .addressAlreadyImported {
                     guard let address = try? item.secret.derived().address else {

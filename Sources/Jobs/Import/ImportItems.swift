@@ -1,0 +1,177 @@
+import Foundation
+import KeyFormats
+import Playbook
+import Runner
+import Synchronization
+
+/// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), or a
+/// file of a directory per item (keyed by its name).
+///
+/// Every item has the fields `source` (the data row number or the file name), `reference` and, for a CSV
+/// row with one, `subject`; none of them is secret. A CSV row's key is validated as the row is read and
+/// rides with the item as its attachment (an ``ImportSecret``, wiped memory), never in a field, so it
+/// reaches no checkpoint, event or report. A file is read (and a keystore decrypted) only when its chunk
+/// runs, so a resumed run never decrypts a file it finished. Memory: CSV input streams; directories hold
+/// their sorted names.
+enum ImportItems {
+    /// The items of `configuration`'s input, read afresh on every run of the step.
+    static func source(_ configuration: ImportKeysAction.Configuration) -> ItemSource {
+        ItemSource(count: count(configuration)) { ImportItemIterator(configuration) }
+    }
+
+    /// The rows or files of the input, for the progress line's total and ETA (nil when the input cannot be
+    /// read: the run then says why when it reads it).
+    static func count(_ configuration: ImportKeysAction.Configuration) -> Int? {
+        switch configuration.format {
+        case .hexCSV, .base58CSV:
+            return try? CSVReader(url: URL(fileURLWithPath: configuration.input), header: true).countRemaining()
+        case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
+            return try? DirectoryListing(directory: configuration.input).entries.count
+        }
+    }
+}
+
+/// A CSV row's validated key (or why it is refused), carried as a ``WorkItem`` attachment.
+struct ImportSecret: Sendable {
+    let record: SecretRecord
+}
+
+private final class ImportItemIterator: ItemIterator {
+    private let configuration: ImportKeysAction.Configuration
+    private enum Reader {
+        case csv(CSVKeyReader)
+        case files([DirectoryListing.Entry], next: Int)
+    }
+    private var reader: Reader?
+
+    init(_ configuration: ImportKeysAction.Configuration) { self.configuration = configuration }
+
+    func next() async throws -> WorkItem? { try nextItem() }
+
+    /// The readers never suspend: a batch is read in one synchronous loop.
+    func next(upTo limit: Int, into items: inout [WorkItem]) throws {
+        var added = 0
+        while added < limit, let item = try nextItem() {
+            items.append(item)
+            added += 1
+        }
+    }
+
+    private func open() throws -> Reader {
+        if let reader { return reader }
+        let input = configuration.input
+        let opened: Reader
+        do {
+            switch configuration.format {
+            case .hexCSV, .base58CSV:
+                let csv = try CSVKeyReader(
+                    path: input,
+                    defaultType: configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana))
+                if configuration.perUser != nil && !csv.header.contains(CSVKeyReader.Column.subject.rawValue) {
+                    throw JobsError(
+                        .invalidInput,
+                        "input \(input): per-user mode (user_issuer) needs a subject column in the header "
+                            + "(the user whose account receives each row's key); nothing was imported")
+                }
+                opened = .csv(csv)
+            case .keystoreDirectory where configuration.passwords == nil:
+                throw JobsError(.invalidInput, "format keystore-dir needs password_env or password_file")
+            case .rawDirectory where configuration.type == nil:
+                throw JobsError(.invalidInput, "format raw-dir needs type (ethereum or solana)")
+            case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
+                opened = .files(try DirectoryListing(directory: input).entries, next: 0)
+            }
+        } catch let error as KeyFormatError {
+            throw JobsError(.invalidInput, "input \(input): \(error)")
+        }
+        reader = opened
+        return opened
+    }
+
+    private func nextItem() throws -> WorkItem? {
+        switch try open() {
+        case .csv(let csv):
+            let record: SecretRecord?
+            do {
+                record = try csv.nextSecret()
+            } catch {
+                throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
+            }
+            guard let record else { return nil }
+            let reference =
+                record.reference.flatMap { $0.isEmpty ? nil : $0 }
+                ?? "\(configuration.referencePrefix)-\(record.source)"
+            var fields = ["source": record.source, "reference": reference]
+            if let subject = record.subject { fields["subject"] = subject }
+            var item = WorkItem(key: "row:\(record.source)", fields: fields)
+            item.attachment = ImportSecret(record: record)
+            return item
+        case .files(let entries, let next):
+            guard next < entries.count else { return nil }
+            reader = .files(entries, next: next + 1)
+            let entry = entries[next]
+            let name = DirectoryListing.fileName(of: entry.path)
+            return WorkItem(
+                key: name,
+                fields: [
+                    "source": name, "path": entry.path,
+                    "reference": DirectoryListing.defaultReference(forFileName: name),
+                ])
+        }
+    }
+}
+
+/// The keys admitted and not yet answered by the core, by keyed fingerprint (never a key), with the
+/// source of the row that holds each: the import's duplicate window.
+final class ImportWindow: Sendable {
+    private struct State {
+        /// Confined to the lock, like the fingerprints it makes.
+        let fingerprinter = SecretFingerprinter()
+        var held: [SecretFingerprint: String] = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Holds the fingerprint of `secret` (keyed under this run's random key) for `source`: nil when no
+    /// earlier row holds it (the fingerprint to release is returned), else that row's source.
+    func claim(_ secret: ValidatedSecret, source: String) -> (fingerprint: SecretFingerprint, heldBy: String?) {
+        state.withLock { state in
+            let fingerprint = state.fingerprinter.fingerprint(secret)
+            if let first = state.held[fingerprint] { return (fingerprint, first) }
+            state.held[fingerprint] = source
+            return (fingerprint, nil)
+        }
+    }
+
+    /// Lets go of `fingerprints` (their chunk was answered: the core decides their later copies).
+    func release(_ fingerprints: [SecretFingerprint]) {
+        guard !fingerprints.isEmpty else { return }
+        state.withLock { state in for fingerprint in fingerprints { state.held[fingerprint] = nil } }
+    }
+
+    /// Keys held now (tests: the window empties as chunks are answered).
+    var count: Int { state.withLock { $0.held.count } }
+}
+
+/// The import's transport, made once on first use and shared by the step's chunks.
+final class ImportTransportCache: Sendable {
+    private let make: @Sendable () async throws -> ImportTransport
+    private let made = Mutex<Task<ImportTransport, any Error>?>(nil)
+
+    init(_ make: @escaping @Sendable () async throws -> ImportTransport) { self.make = make }
+
+    /// The transport; a failure to make it is thrown to every chunk that asks (and asked again later).
+    func get() async throws -> ImportTransport {
+        let task = made.withLock { made -> Task<ImportTransport, any Error> in
+            if let made { return made }
+            let task = Task { try await make() }
+            made = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            made.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
+    }
+}
