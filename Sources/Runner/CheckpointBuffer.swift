@@ -114,10 +114,13 @@ struct CheckpointBuffer {
         var marks: [String: RunHandle.Mark] = [:]
         var sinkBatches: [SinkBatch] = []
         for index in trackers.indices {
-            guard let tracker = trackers[index] else { continue }
+            guard trackers[index] != nil else { continue }
+            // Taken out while it is changed: a copy left anywhere would make every flush copy its rows.
+            let takenSinks = trackers[index]!.sinks.take()
+            let tracker = trackers[index]!
             let mark = tracker.mark
             marks[tracker.step] = mark
-            if var sinks = tracker.sinks {
+            if var sinks = takenSinks {
                 var bytes = Array(repeating: [UInt8](), count: sinks.files.sinks.count)
                 func add(_ itemRows: [[UInt8]]) {
                     for (sink, row) in itemRows.enumerated() { bytes[sink].append(contentsOf: row) }

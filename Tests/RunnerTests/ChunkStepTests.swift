@@ -391,3 +391,60 @@ final class ChunkLog: Sendable {
         #expect(row == Array("a,\"b,c\",\r\n".utf8))
     }
 }
+
+@Suite struct InputOrderAdmissionTests {
+    /// Eight chunks in flight that take random times before and after their admission: the admissions
+    /// still come in input order, each chunk's rows consecutive, while the chunks overlap.
+    @Test func admissionsSeeRowsInInputOrderUnderConcurrencyEight() async throws {
+        let admitted = Mutex<[Int]>([])
+        let inFlight = Mutex((now: 0, most: 0))
+        let action = ClosureChunkAction { chunk, context in
+            inFlight.withLock {
+                $0.now += 1; $0.most = max($0.most, $0.now)
+            }
+            defer { inFlight.withLock { $0.now -= 1 } }
+            // Preparing (reading, decrypting) takes longer for some chunks than for later ones.
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...4_000)))
+            await context.inInputOrder {
+                admitted.withLock { list in for item in chunk { list.append(Int(item.fields["n"]!)!) } }
+            }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
+            return ChunkStepTests.succeed(chunk)
+        }
+        let plan = RunPlan(
+            name: "admission",
+            steps: [
+                StepPlan(id: "s", items: ChunkStepTests.items(4_000), action: action, concurrency: 8, batch: 50)
+            ], concurrency: 8)
+        let summary = try await Engine(plan: plan, checkpoint: nil).run()
+        #expect(summary.succeeded == 4_000)
+        #expect(admitted.withLock { $0 } == Array(1...4_000))
+        #expect(inFlight.withLock { $0.most } > 1, "the chunks ran concurrently")
+    }
+
+    /// A chunk that fails as a whole and is retried (or scanned) is not held to its turn again, and a
+    /// chunk that never asks for its turn holds no one up.
+    @Test func retriesAndChunksThatNeverAskHoldNoOneUp() async throws {
+        let clock = ManualClock(autoAdvance: true)
+        let calls = Mutex(0)
+        let action = ClosureChunkAction { chunk, context in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            // Only every other chunk (first rows 1, 21, 41, ...) asks for its turn.
+            if Int(chunk[0].fields["n"]!)! % 20 == 1 { await context.inInputOrder {} }
+            if call == 1 { throw ActionError.retryable("busy") }
+            return ChunkStepTests.succeed(chunk)
+        }
+        let plan = RunPlan(
+            name: "turns",
+            steps: [
+                StepPlan(
+                    id: "s", items: ChunkStepTests.items(200), action: action, concurrency: 3,
+                    retry: RetryPolicy(maxAttempts: 3), batch: 10)
+            ], concurrency: 3)
+        let summary = try await Engine(plan: plan, checkpoint: nil, options: .init(clock: clock)).run()
+        #expect(summary.succeeded == 200)
+    }
+}

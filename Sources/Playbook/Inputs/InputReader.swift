@@ -90,6 +90,13 @@ public final class InputReader {
             count += 1
             return (Self.rowKey(record.row), record.values, record.single.map { (reader.columns[0], $0) })
         }
+        if case .range(let total, let next) = backend {
+            // A number needs no template value: its one field as it is.
+            guard next <= total else { return nil }
+            backend = .range(count: total, next: next + 1)
+            count += 1
+            return ("index:\(next)", [:], ("index", String(next)))
+        }
         guard let item = try next() else { return nil }
         return (item.key, item.value.textFields, nil)
     }
