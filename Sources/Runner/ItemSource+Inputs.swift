@@ -28,7 +28,7 @@ enum ItemFields {
     static func from(_ value: TemplateValue) -> [String: String] { value.textFields }
 }
 
-private final class InputItemIterator: ItemIterator {
+private final class InputItemIterator: SynchronousItemIterator {
     private let declaration: InputDeclaration
     private let context: TemplateContext
     private let secretFields: Set<String>
@@ -40,18 +40,7 @@ private final class InputItemIterator: ItemIterator {
         self.secretFields = secretFields
     }
 
-    func next() async throws -> WorkItem? { try nextItem() }
-
-    /// The reader never suspends, so a batch is read in one synchronous loop.
-    func next(upTo limit: Int, into items: inout [WorkItem]) throws {
-        var added = 0
-        while added < limit, let item = try nextItem() {
-            items.append(item)
-            added += 1
-        }
-    }
-
-    private func nextItem() throws -> WorkItem? {
+    func nextItem() throws -> WorkItem? {
         if reader == nil { reader = try InputReader(declaration, context: context) }
         // Text fields straight from the reader: a CSV row's own dictionary, no template value between.
         guard let item = try reader!.nextTextItem() else { return nil }

@@ -17,6 +17,25 @@ extension ItemIterator {
     }
 }
 
+/// An iterator whose reads never suspend (a file reader): a batch is read in one synchronous loop, with
+/// no async call per item.
+public protocol SynchronousItemIterator: ItemIterator {
+    /// The next item, or nil at the end of the input.
+    func nextItem() throws -> WorkItem?
+}
+
+extension SynchronousItemIterator {
+    public func next() async throws -> WorkItem? { try nextItem() }
+
+    public func next(upTo limit: Int, into items: inout [WorkItem]) throws {
+        var added = 0
+        while added < limit, let item = try nextItem() {
+            items.append(item)
+            added += 1
+        }
+    }
+}
+
 /// Where a step's items come from: a factory of iterators, so the input is streamed and never held
 /// in memory whole, and can be read again from the start when a run resumes.
 public struct ItemSource: Sendable {

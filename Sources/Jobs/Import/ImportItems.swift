@@ -36,7 +36,7 @@ struct ImportSecret: Sendable {
     let record: SecretRecord
 }
 
-private final class ImportItemIterator: ItemIterator {
+private final class ImportItemIterator: SynchronousItemIterator {
     private let configuration: ImportKeysAction.Configuration
     private enum Reader {
         case csv(CSVKeyReader)
@@ -45,17 +45,6 @@ private final class ImportItemIterator: ItemIterator {
     private var reader: Reader?
 
     init(_ configuration: ImportKeysAction.Configuration) { self.configuration = configuration }
-
-    func next() async throws -> WorkItem? { try nextItem() }
-
-    /// The readers never suspend: a batch is read in one synchronous loop.
-    func next(upTo limit: Int, into items: inout [WorkItem]) throws {
-        var added = 0
-        while added < limit, let item = try nextItem() {
-            items.append(item)
-            added += 1
-        }
-    }
 
     private func open() throws -> Reader {
         if let reader { return reader }
@@ -88,7 +77,7 @@ private final class ImportItemIterator: ItemIterator {
         return opened
     }
 
-    private func nextItem() throws -> WorkItem? {
+    func nextItem() throws -> WorkItem? {
         switch try open() {
         case .csv(let csv):
             let record: SecretRecord?
