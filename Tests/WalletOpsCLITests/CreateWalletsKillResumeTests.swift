@@ -18,14 +18,23 @@ import Testing
             "--var", "core=",
         ]
         // A row is about 110 bytes; kill once a quarter, then once half of the references were written.
+        var seenAtLastKill = 0
         for (round, rows) in [(1, Self.count / 4), (2, Self.count / 2)] {
-            try world.killMidRun(
+            seenAtLastKill = try world.killMidRun(
                 arguments, round: round, output: output, target: rows, poll: .milliseconds(5), inPlace: true,
                 rows: Self.rowsWritten)
         }
 
         let final = try BuiltBinary.run(arguments, directory: world.scratch)
         #expect(final.status == 0, "\(final)")
+        // The references the output held at the last kill are not sent again: the resumed run found them done.
+        let reportLine = try #require(final.standardOutput.split(separator: "\n").first { $0.hasPrefix("report: ") })
+        let reportPath = String(reportLine.dropFirst("report: ".count).dropLast(".md".count)) + ".json"
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+                as? [String: Any])
+        let resumed = try #require((report["steps"] as? [[String: Any]])?.first?["resumed"] as? Int)
+        #expect(resumed >= seenAtLastKill, "resumed \(resumed) rows, \(seenAtLastKill) were in the output at the kill")
         let rows = JobsEndToEndTests.parseCSV(world.read("wallets.csv"))
         #expect(rows.count == Self.count)
         #expect(

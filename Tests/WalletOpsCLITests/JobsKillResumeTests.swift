@@ -60,9 +60,10 @@ import Testing
             "--var", "batch=250", "--var", "parallel=4",
         ]
 
+        var seenAtLastKill = 0
         for (round, target) in [(1, rowCount / 3), (2, rowCount * 2 / 3)] {
             // Rows are written in source order, so the output's rows are the run's progress.
-            try world.killMidRun(
+            seenAtLastKill = try world.killMidRun(
                 arguments, round: round, output: world.path("out.csv"), target: target, poll: .milliseconds(20),
                 inPlace: true, rows: Self.dataRows)
         }
@@ -70,6 +71,16 @@ import Testing
         let final = try BuiltBinary.run(arguments, directory: world.scratch)
         // Rejected rows make the completed run exit 1 (the contract); nothing else may fail.
         #expect(final.status == 1, "\(final)")
+        // Nothing finished is done again: every row the output held at the last kill is one the resumed
+        // run found done (the round-1 import redid every batch from the first row).
+        let reportLine = try #require(final.standardOutput.split(separator: "\n").first { $0.hasPrefix("report: ") })
+        let reportPath = String(reportLine.dropFirst("report: ".count).dropLast(".md".count)) + ".json"
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath)))
+                as? [String: Any])
+        let resumed = try #require((report["steps"] as? [[String: Any]])?.first?["resumed"] as? Int)
+        #expect(resumed >= seenAtLastKill, "resumed \(resumed) rows, \(seenAtLastKill) were in the output at the kill")
+        #expect(resumed < rowCount, "the resumed run had work left")
         let rows = JobsEndToEndTests.parseCSV(world.read("out.csv"))
         let rejects = JobsEndToEndTests.parseCSV(world.read("rejects.csv"))
         #expect(rows.count == count)

@@ -69,6 +69,8 @@ struct RunReport {
                             ("total", step.total.map { .int($0) } ?? .null), ("succeeded", .int(step.succeeded)),
                             ("failed", .int(step.failed)), ("rejected", .int(step.rejected)),
                             ("skipped", .int(step.skipped)),
+                            // Items an earlier invocation finished: this one did not run them again.
+                            ("resumed", .int(step.resumed)),
                         ])
                     })
             ),
