@@ -147,7 +147,7 @@ private func startServer(
         // A status HTTP cannot carry becomes a 500 with the OMS error body.
         let bad = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/BadStatus", body: []))
         #expect(bad.status == 500)
-        try expectOMSError(bad.body, status: 500, code: 7100, name: "Internal")
+        try expectOMSError(bad.body, status: 500, code: 7100, name: "InternalError")
         await server.stop()
     }
 
@@ -337,7 +337,7 @@ private func startServer(
         #expect(elapsed < .seconds(30))
         let reply = try await slow.value
         #expect(reply.status == 503)
-        try expectOMSError(reply.body, status: 503, code: 7104, name: "InternalUnavailable")
+        try expectOMSError(reply.body, status: 503, code: 7100, name: "InternalError")
     }
 
     @Test func stoppingTwiceIsSafe() async throws {

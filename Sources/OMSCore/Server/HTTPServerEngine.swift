@@ -237,7 +237,7 @@ final class HTTPServerEngine: Sendable {
         Self.errorResponse(Self.invalidRequest(413), "the request body is larger than \(maxBodyBytes) bytes")
     }
 
-    /// InternalUnavailable (7104) as 503 Service Unavailable: the server is stopping.
+    /// InternalError (7100) as 503 Service Unavailable: the server is stopping.
     static func unavailable(_ message: String) -> WaasHTTPResponse {
         let code = WaasErrorCode.internalUnavailable
         return errorResponse(WaasErrorCode(code: code.code, name: code.name, httpStatus: 503), message)

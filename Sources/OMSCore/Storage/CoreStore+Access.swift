@@ -149,7 +149,7 @@ extension SQLiteDatabase {
             [.text(session), .integer(Int64(chain))])
         {
             guard let key = row[0].text, let amount = row[1].text.flatMap(TokenAmount.init(canonical:)) else {
-                throw WaasError(.internalStorage, "session_usage holds a malformed amount for \(session)")
+                throw WaasError(.dataIntegrityError, "session_usage holds a malformed amount for \(session)")
             }
             used[key] = amount
         }
@@ -205,7 +205,7 @@ extension SQLiteDatabase {
             "UPDATE transactions SET status = 'executed', executed_at = ?, tx_nonce = ?, tx_hash = ?, "
                 + "raw_transaction = ? WHERE id = ? AND status = 'prepared'",
             [.integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), .text(id)])
-        guard changes == 1 else { throw WaasError(.internalStorage, "transaction \(id) was not prepared") }
+        guard changes == 1 else { throw WaasError(.dataIntegrityError, "transaction \(id) was not prepared") }
     }
 
     // MARK: Inspection (diagnostics and tests)
