@@ -135,30 +135,57 @@ public struct EIP712TypedData: Sendable, Hashable {
             guard let text = value.stringValue else { throw Error("\(path): expected a string") }
             return Keccak256.hash(Array(text.utf8))
         case "bytes":
-            return Keccak256.hash(try Self.hexBytes(value, at: path))
+            guard let bytes = ABIWord.hexBytes(value) else { throw Error("\(path): expected 0x-prefixed hex bytes") }
+            return Keccak256.hash(bytes)
+        default:
+            let word: [UInt8]?
+            do { word = try ABIWord.encode(type, value) } catch { throw Error("\(path): \(error.reason)") }
+            guard let word else { throw Error("\(path): unknown type \(type)") }
+            return word
+        }
+    }
+}
+
+/// One static ABI value as its 32-byte word (Solidity ABI spec, "Formal Specification of the
+/// Encoding"): `bool`, `address`, `bytesN` (right-padded), `uintN` and `intN` (two's complement),
+/// the words EIP-712 and contract calls share. See <https://docs.soliditylang.org/en/latest/abi-spec.html>.
+public enum ABIWord {
+    /// Why a value does not fit its type.
+    public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
+        public let reason: String
+        init(_ reason: String) { self.reason = reason }
+        public var description: String { "ABI: \(reason)" }
+    }
+
+    /// The word of `value` as `type`; nil when `type` is not a static elementary type.
+    ///
+    /// Integers come as JSON integers, decimal strings (negative for intN) or 0x hex strings; bytes as
+    /// 0x hex; addresses as 0x + 40 hex digits in any case. A value out of range is refused, never cut.
+    public static func encode(_ type: String, _ value: JSONValue) throws(Error) -> [UInt8]? {
+        switch type {
         case "bool":
-            guard let flag = value.boolValue else { throw Error("\(path): expected true or false") }
-            return Self.word(flag ? [1] : [])
+            guard let flag = value.boolValue else { throw Error("expected true or false") }
+            return word(flag ? [1] : [])
         case "address":
             guard let text = value.stringValue, let address = try? EthereumAddress(text, strict: false) else {
-                throw Error("\(path): expected an address (0x + 40 hex digits)")
+                throw Error("expected an address (0x + 40 hex digits)")
             }
-            return Self.word(address.bytes)
+            return word(address.bytes)
         default:
             break
         }
         if type.hasPrefix("bytes"), let size = Int(type.dropFirst(5)), (1...32).contains(size) {
-            let bytes = try Self.hexBytes(value, at: path)
-            guard bytes.count == size else { throw Error("\(path): expected \(size) bytes, got \(bytes.count)") }
+            guard let bytes = hexBytes(value) else { throw Error("expected 0x-prefixed hex bytes") }
+            guard bytes.count == size else { throw Error("expected \(size) bytes, got \(bytes.count)") }
             return bytes + [UInt8](repeating: 0, count: 32 - size)
         }
-        if type.hasPrefix("uint"), let bits = Self.bits(type.dropFirst(4)) {
-            return try Self.integerWord(value, bits: bits, signed: false, at: path)
+        if type.hasPrefix("uint"), let bits = bits(type.dropFirst(4)) {
+            return try integerWord(value, bits: bits, signed: false)
         }
-        if type.hasPrefix("int"), let bits = Self.bits(type.dropFirst(3)) {
-            return try Self.integerWord(value, bits: bits, signed: true, at: path)
+        if type.hasPrefix("int"), let bits = bits(type.dropFirst(3)) {
+            return try integerWord(value, bits: bits, signed: true)
         }
-        throw Error("\(path): unknown type \(type)")
+        return nil
     }
 
     /// `uint` alone means 256 bits; otherwise 8...256 in steps of 8.
@@ -171,16 +198,15 @@ public struct EIP712TypedData: Sendable, Hashable {
     /// `bytes` left-padded to 32.
     static func word(_ bytes: [UInt8]) -> [UInt8] { [UInt8](repeating: 0, count: 32 - bytes.count) + bytes }
 
-    static func hexBytes(_ value: JSONValue, at path: String) throws(Error) -> [UInt8] {
-        guard let text = value.stringValue, text.hasPrefix("0x") || text.hasPrefix("0X"),
-            let bytes = try? Base16.decode(text.dropFirst(2))
-        else { throw Error("\(path): expected 0x-prefixed hex bytes") }
-        return bytes
+    /// 0x-prefixed hex bytes, or nil.
+    public static func hexBytes(_ value: JSONValue) -> [UInt8]? {
+        guard let text = value.stringValue, text.hasPrefix("0x") || text.hasPrefix("0X") else { return nil }
+        return try? Base16.decode(text.dropFirst(2))
     }
 
     /// An integer member as its 32-byte two's-complement word: a JSON integer, a decimal string
     /// (optionally negative for intN) or a 0x hex string, checked against the type's range.
-    static func integerWord(_ value: JSONValue, bits: Int, signed: Bool, at path: String) throws(Error) -> [UInt8] {
+    static func integerWord(_ value: JSONValue, bits: Int, signed: Bool) throws(Error) -> [UInt8] {
         var negative = false
         let magnitude: TokenAmount
         if let int = value.intValue, value.stringValue == nil {
@@ -194,22 +220,22 @@ public struct EIP712TypedData: Sendable, Hashable {
             if text.hasPrefix("0x") || text.hasPrefix("0X") {
                 guard let bytes = try? Base16.decode(text.dropFirst(2)), bytes.count <= 32,
                     let amount = TokenAmount(bigEndianBytes: bytes)
-                else { throw Error("\(path): not a hex integer of at most 32 bytes") }
+                else { throw Error("not a hex integer of at most 32 bytes") }
                 magnitude = amount
             } else {
-                guard let amount = try? TokenAmount(parsing: text) else { throw Error("\(path): not an integer") }
+                guard let amount = try? TokenAmount(parsing: text) else { throw Error("not an integer") }
                 magnitude = amount
             }
         } else {
-            throw Error("\(path): expected an integer")
+            throw Error("expected an integer")
         }
-        guard signed || !negative else { throw Error("\(path): uint\(bits) cannot be negative") }
+        guard signed || !negative else { throw Error("uint\(bits) cannot be negative") }
         // Range: unsigned below 2^bits; signed in -2^(bits-1) ... 2^(bits-1) - 1.
         let limitBits = signed ? bits - 1 : bits
         if limitBits < 256 {
             let limit = Self.powerOfTwo(limitBits)
             let fits = negative ? !(limit < magnitude) : magnitude < limit
-            guard fits else { throw Error("\(path): out of range for \(signed ? "int" : "uint")\(bits)") }
+            guard fits else { throw Error("out of range for \(signed ? "int" : "uint")\(bits)") }
         }
         guard negative, !magnitude.isZero else { return magnitude.bigEndianBytes }
         // Two's complement: 2^256 - magnitude = (2^256 - 1) - (magnitude - 1).

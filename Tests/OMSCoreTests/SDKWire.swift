@@ -21,7 +21,15 @@ struct SDKWire {
         subscript(key: String) -> Any? { json[key] }
     }
 
+    /// Sends once; a request that lost the nonce race to a concurrent one of the same credential
+    /// (PreconditionFailed 7206) is signed again with a fresh nonce, as clients do.
     func send(_ method: WaasMethod, _ body: String) async throws -> Reply {
+        var reply = try await sendOnce(method, body)
+        for _ in 0..<8 where reply.errorCode == 7206 { reply = try await sendOnce(method, body) }
+        return reply
+    }
+
+    private func sendOnce(_ method: WaasMethod, _ body: String) async throws -> Reply {
         let request =
             method.isProtected
             ? try client.makeRequest(method, body: Array(body.utf8))

@@ -54,4 +54,26 @@ import Testing
             CreateWalletRequest.self, from: Data(#"{"networkFamily":"solana","implementation":"eoa"}"#.utf8))
         #expect(both.resolvedNetworkFamily == .solana && both.implementation == "eoa")
     }
+
+    @Test func transactionsUseTxnIdAndStillReadTheOldName() throws {
+        #expect(try Self.json(ExecuteRequest(transactionId: "txn_1"))["txnId"] as? String == "txn_1")
+        #expect(try Self.json(ExecuteRequest(transactionId: "txn_1"))["transactionId"] == nil)
+        let old = try JSONDecoder().decode(ExecuteRequest.self, from: Data(#"{"transactionId":"txn_2"}"#.utf8))
+        #expect(old.txnId == "txn_2")
+        let status = try JSONDecoder().decode(
+            TransactionStatusResponse.self, from: Data(#"{"status":"executed","txnHash":"0xab"}"#.utf8))
+        #expect(status.txHash == "0xab" && status.status == "executed")
+        let prepared = try JSONDecoder().decode(
+            PrepareResponse.self,
+            from: Data(
+                #"{"txnId":"t","status":"quoted","feeOptions":[{"token":{"network":"1","name":"Ether","symbol":"ETH","type":"native"},"value":"1","displayValue":"0.000000000000000001"}],"sponsored":false,"expiresAt":"2099-01-01T00:00:00Z"}"#
+                    .utf8))
+        #expect(prepared.transactionId == "t" && prepared.feeOptions.first?.token.decimals == nil)
+        let call = try JSONDecoder().decode(
+            PrepareEthereumContractCallRequest.self,
+            from: Data(
+                #"{"network":"1","walletId":"w","contract":"0x","method":"transfer","args":[{"type":"uint256","value":5}],"mode":"relayer"}"#
+                    .utf8))
+        #expect(call.mode == .relayer && call.args?.first?.value == .int(5))
+    }
 }
