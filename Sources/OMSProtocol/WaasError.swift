@@ -59,9 +59,7 @@ public struct WaasError: Error, Hashable, Sendable, CustomStringConvertible {
     public init?(wireBody data: some DataProtocol, httpStatus: Int) {
         guard let body = try? JSONDecoder().decode(WireBody.self, from: Data(data)) else { return nil }
         let code =
-            WaasErrorCode.known(body.code).flatMap {
-                $0.httpStatus == httpStatus || body.status == $0.httpStatus ? $0 : nil
-            }
+            WaasErrorCode.known(body.code)
             ?? WaasErrorCode(code: body.code, name: body.error, httpStatus: body.status == 0 ? httpStatus : body.status)
         self.init(code, body.message)
     }
