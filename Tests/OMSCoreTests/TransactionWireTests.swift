@@ -252,4 +252,26 @@ import WalletCrypto
         )
         #expect(evm.errorCode == 7303)
     }
+
+    @Test func anOwnerSignedInWithAnEthereumKeySpendsAndListsAsOwner() async throws {
+        let core = try AccessTransport.http.makeCore()
+        defer { core.removeServed() }
+        // The official SDK's Ethereum-key signer (ecdsa-p256k-eip191) signing in as a direct credential.
+        let owner = WaasClient(
+            transport: core.transport, publishableKey: core.publishableKey,
+            signer: EthereumRequestSigner(key: .generate()))
+        let auth = try await CoreFixture.signIn(owner, service: core.service, email: "eth-owner@example.com")
+        #expect(auth.credential.type == .direct)
+        let wire = SDKWire(client: owner, transport: core.transport)
+        let wallet = try #require(
+            try await wire.ok(.createWallet, #"{"networkFamily":"evm"}"#)["wallet"] as? [String: Any])
+        let id = try #require(wallet["id"] as? String)
+        let listed = try await wire.ok(.listAccess, #"{"walletId":"\#(id)"}"#)
+        let credentials = try #require(listed["credentials"] as? [[String: Any]])
+        #expect(credentials.contains { $0["isCaller"] as? Bool == true && $0["type"] as? String == "direct" })
+        let result = try await Self.prepareAndExecute(
+            wire, .prepareEthereumTransaction,
+            #"{"network":"80002","walletId":"\#(id)","to":"\#(SchemaWireTests.receiver)","value":"7"}"#)
+        #expect(result.status["txnHash"] is String)
+    }
 }
