@@ -1,8 +1,8 @@
-/// A numbered WaaS service error with its name and HTTP status (OMS-REFERENCE "Error codes").
+/// A numbered WaaS service error with its name and HTTP status, as the official schema gives them
+/// (OMS-REFERENCE "Error codes"; waas v1-26.8.20).
 ///
-/// The numeric `code` selects the error on the wire; the name travels in the `error` field.
-/// Names the reference gives are kept exactly; 7002-7006 and 7101-7104 have numbers only in the
-/// public sources, so their names here are ours (docs/protocol.md).
+/// The numeric `code` selects the error class in the official clients and the name travels in the
+/// `error` field, so both follow the schema exactly: a wrong number is a wrong error for the user.
 public struct WaasErrorCode: Hashable, Sendable, CustomStringConvertible {
     public let code: Int
     public let name: String
@@ -16,12 +16,25 @@ public struct WaasErrorCode: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(name) (\(code))" }
 
+    // webrpc's own errors, which every webrpc client knows.
+    public static let webrpcEndpoint = WaasErrorCode(code: 0, name: "WebrpcEndpoint", httpStatus: 400)
+    public static let webrpcRequestFailed = WaasErrorCode(code: -1, name: "WebrpcRequestFailed", httpStatus: 400)
+    public static let webrpcBadRoute = WaasErrorCode(code: -2, name: "WebrpcBadRoute", httpStatus: 404)
+    public static let webrpcBadMethod = WaasErrorCode(code: -3, name: "WebrpcBadMethod", httpStatus: 405)
+    public static let webrpcBadRequest = WaasErrorCode(code: -4, name: "WebrpcBadRequest", httpStatus: 400)
+    public static let webrpcBadResponse = WaasErrorCode(code: -5, name: "WebrpcBadResponse", httpStatus: 500)
+    public static let webrpcServerPanic = WaasErrorCode(code: -6, name: "WebrpcServerPanic", httpStatus: 500)
+    public static let webrpcInternalError = WaasErrorCode(code: -7, name: "WebrpcInternalError", httpStatus: 500)
+
     // Internal 7100-7104 / 500.
-    public static let `internal` = WaasErrorCode(code: 7100, name: "Internal", httpStatus: 500)
-    public static let internalStorage = WaasErrorCode(code: 7101, name: "InternalStorage", httpStatus: 500)
-    public static let internalCrypto = WaasErrorCode(code: 7102, name: "InternalCrypto", httpStatus: 500)
-    public static let internalEnclave = WaasErrorCode(code: 7103, name: "InternalEnclave", httpStatus: 500)
-    public static let internalUnavailable = WaasErrorCode(code: 7104, name: "InternalUnavailable", httpStatus: 500)
+    public static let `internal` = WaasErrorCode(code: 7100, name: "InternalError", httpStatus: 500)
+    public static let encryptionError = WaasErrorCode(code: 7101, name: "EncryptionError", httpStatus: 500)
+    public static let databaseError = WaasErrorCode(code: 7102, name: "DatabaseError", httpStatus: 500)
+    public static let dataIntegrityError = WaasErrorCode(code: 7103, name: "DataIntegrityError", httpStatus: 500)
+    public static let identityProviderError = WaasErrorCode(code: 7104, name: "IdentityProviderError", httpStatus: 500)
+    /// InternalError answered as 503 while the server stops: the schema has no code of its own for it,
+    /// and the status tells a client to try again elsewhere or later.
+    public static let internalUnavailable = WaasErrorCode(code: 7100, name: "InternalError", httpStatus: 503)
 
     // Requests and credentials.
     public static let invalidRequest = WaasErrorCode(code: 7200, name: "InvalidRequest", httpStatus: 400)
@@ -34,11 +47,12 @@ public struct WaasErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let unauthorized = WaasErrorCode(code: 7207, name: "Unauthorized", httpStatus: 401)
 
     // Authentication 7002-7010.
-    public static let authInvalidInput = WaasErrorCode(code: 7002, name: "AuthInvalidInput", httpStatus: 400)
-    public static let authVerifierNotFound = WaasErrorCode(code: 7003, name: "AuthVerifierNotFound", httpStatus: 400)
-    public static let authAnswerIncorrect = WaasErrorCode(code: 7004, name: "AuthAnswerIncorrect", httpStatus: 400)
-    public static let authChallengeExpired = WaasErrorCode(code: 7005, name: "AuthChallengeExpired", httpStatus: 400)
-    public static let authIdentityInvalid = WaasErrorCode(code: 7006, name: "AuthIdentityInvalid", httpStatus: 400)
+    public static let proofVerificationFailed = WaasErrorCode(
+        code: 7002, name: "ProofVerificationFailed", httpStatus: 400)
+    public static let answerIncorrect = WaasErrorCode(code: 7003, name: "AnswerIncorrect", httpStatus: 400)
+    public static let challengeExpired = WaasErrorCode(code: 7004, name: "ChallengeExpired", httpStatus: 400)
+    public static let tooManyAttempts = WaasErrorCode(code: 7005, name: "TooManyAttempts", httpStatus: 400)
+    public static let oauthError = WaasErrorCode(code: 7006, name: "OAuthError", httpStatus: 400)
     public static let accessError = WaasErrorCode(code: 7007, name: "AccessError", httpStatus: 401)
     public static let commitmentConsumed = WaasErrorCode(code: 7008, name: "CommitmentConsumed", httpStatus: 400)
     public static let authMethodUnavailable = WaasErrorCode(
@@ -64,12 +78,14 @@ public struct WaasErrorCode: Hashable, Sendable, CustomStringConvertible {
     public static let addressAlreadyImported = WaasErrorCode(
         code: 7313, name: "AddressAlreadyImported", httpStatus: 409)
 
-    /// Every code this module knows, for lookups by number.
+    /// Every code this module knows, one per number, for lookups by number.
     public static let all: [WaasErrorCode] = [
-        .internal, .internalStorage, .internalCrypto, .internalEnclave, .internalUnavailable,
+        .webrpcEndpoint, .webrpcRequestFailed, .webrpcBadRoute, .webrpcBadMethod, .webrpcBadRequest,
+        .webrpcBadResponse, .webrpcServerPanic, .webrpcInternalError,
+        .internal, .encryptionError, .databaseError, .dataIntegrityError, .identityProviderError,
         .invalidRequest, .invalidSignature, .keyNotFound, .keyExpired, .signerNotFound, .usageLimitExceeded,
         .preconditionFailed, .unauthorized,
-        .authInvalidInput, .authVerifierNotFound, .authAnswerIncorrect, .authChallengeExpired, .authIdentityInvalid,
+        .proofVerificationFailed, .answerIncorrect, .challengeExpired, .tooManyAttempts, .oauthError,
         .accessError, .commitmentConsumed, .authMethodUnavailable, .otpRateLimited,
         .walletNotFound, .accountNotFound, .accountAlreadyExists, .unsupportedWalletType, .unsupportedNetwork,
         .unsupportedTransactionMode, .transactionFailed, .walletProviderError, .transactionNotFound,

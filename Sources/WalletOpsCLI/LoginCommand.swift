@@ -18,6 +18,10 @@ struct LoginCommand: Command {
     static let project = OptionSpec.option(
         "project", valueName: "name", help: "The project to sign in to.", defaultDescription: "the home's first project"
     )
+    static let publishableKey = OptionSpec.option(
+        "publishable-key", valueName: "pk_...",
+        help: "The project's publishable key, to sign in to a served core from a home without a core.",
+        defaultDescription: "$WALLETOPS_PUBLISHABLE_KEY, else the home's project")
 
     let configuration = CommandConfiguration(
         name: "login", abstract: "Sign in and store the credential in the home folder.",
@@ -26,12 +30,15 @@ struct LoginCommand: Command {
             provider's ID token, whose iss, aud and exp are committed); --otp --email E (a one-time code,
             read from <home>/outbox/ in development or from standard input with --code-stdin).
 
-            The publishable key, and for --dev the development issuer's key, are read from the home,
-            so the home is needed even with --core (the served core must be the home's core). The
+            The publishable key is read from the home's core, or given with --publishable-key (or
+            $WALLETOPS_PUBLISHABLE_KEY) to sign in to a served core from another machine: then the home
+            needs no core, only a place for the credential (--core URL is required, --otp reads the code
+            with --code-stdin, and --dev, which needs the home's development issuer, is refused). The
             credential's private key is kept in <home>/credential.json (mode 0600) and never printed.
             """,
         options: CommonOptions.operatorOptions + [
             Self.dev, Self.email, Self.idTokenFile, Self.otp, Self.codeStdin, Self.lifetime, Self.project,
+            Self.publishableKey,
         ])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
@@ -45,13 +52,34 @@ struct LoginCommand: Command {
         if (arguments.flag(Self.dev) || arguments.flag(Self.otp)) && (email ?? "").isEmpty {
             throw CLIError.usage("--dev and --otp need --email")
         }
+        let givenKey = try Self.givenPublishableKey(arguments, context)
+        if givenKey != nil {
+            guard arguments.coreURL != nil else {
+                throw CLIError.usage("--publishable-key signs in to a served core: give --core URL")
+            }
+            guard !arguments.flag(Self.dev) else {
+                throw CLIError.usage("--dev needs the home's core (its development issuer); not with --publishable-key")
+            }
+            guard !arguments.wasGiven(Self.project) else {
+                throw CLIError.usage("--project names a project of the home's core; not with --publishable-key")
+            }
+            if arguments.flag(Self.otp) && !arguments.flag(Self.codeStdin) {
+                throw CLIError.usage("--otp against a core elsewhere reads the code with --code-stdin")
+            }
+        }
         let token = try arguments.value(Self.idTokenFile).map {
             try CoreCommandSupport.readFile($0, context, what: "ID token file", limit: 64 << 10)
         }
         let credential = try await CoreCommandSupport.run {
-            let connection = try CoreConnection.open(home: home, coreURL: arguments.coreURL)
-            let project = try await connection.project(named: arguments.value(Self.project))
-            let key = try PublishableKey(project.publishableKey)
+            let connection = try CoreConnection.open(
+                home: home, coreURL: arguments.coreURL, openHome: givenKey == nil)
+            let key: PublishableKey
+            if let givenKey {
+                key = givenKey
+            } else {
+                key = try PublishableKey(
+                    try await connection.project(named: arguments.value(Self.project)).publishableKey)
+            }
             if let token {
                 return try await SignIn.idToken(token, connection: connection, publishableKey: key, lifetime: lifetime)
             }
@@ -77,5 +105,19 @@ struct LoginCommand: Command {
         context.standardOutput.writeLine("core: \(credential.core)")
         context.standardOutput.writeLine("expires: \(credential.expiresAt)")
         return ExitCode.success.rawValue
+    }
+
+    /// `--publishable-key`, else `$WALLETOPS_PUBLISHABLE_KEY`; nil when neither is set. A key of the
+    /// wrong form is a usage error with the SDK's text.
+    static func givenPublishableKey(_ arguments: ParsedArguments, _ context: Context) throws -> PublishableKey? {
+        let text =
+            arguments.value(Self.publishableKey)
+            ?? context.environment["WALLETOPS_PUBLISHABLE_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text else { return nil }
+        do {
+            return try PublishableKey(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch {
+            throw CLIError.usage("--publishable-key: Invalid publishableKey.")
+        }
     }
 }

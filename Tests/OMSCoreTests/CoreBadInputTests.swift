@@ -66,7 +66,7 @@ import WalletCrypto
                     undecodable: ["{", #"{"page":{"limit":"ten"}}"#, #"{"page":[]}"#]),
                 MethodBodies(
                     method: .createWallet, valid: #"{"networkFamily":"evm"}"#,
-                    undecodable: ["{", "{}", #"{"networkFamily":5}"#, #"{"networkFamily":"evm","reference":false}"#]),
+                    undecodable: ["{", "[]", #"{"networkFamily":5}"#, #"{"networkFamily":"evm","reference":false}"#]),
                 MethodBodies(
                     method: .useWallet, valid: #"{"walletId":"\#(wallet.id)"}"#,
                     undecodable: ["{", "{}", #"{"walletId":5}"#]),
@@ -173,7 +173,7 @@ import WalletCrypto
                         .completeAuth,
                         body: Array(
                             #"{"identityType":"oidc","authMode":"id-token","verifier":"vrf_x","answer":"a"}"#.utf8)),
-                    expected: .authVerifierNotFound),
+                    expected: .invalidRequest),
             ])
             // An expired credential: past its 600 s lifetime and the 60 s leeway (at exactly 660 s it still works).
             clock.advance(by: 660)

@@ -358,7 +358,7 @@ import WalletCrypto
                     try signed(
                         .completeAuth, #"{"identityType":"oidc","authMode":"id-token","verifier":"vrf_x","answer":"a"}"#
                     ),
-                    .authVerifierNotFound
+                    .invalidRequest
                 ),
                 (
                     "unknown network family", try signed(.createWallet, #"{"networkFamily":"cosmos"}"#),

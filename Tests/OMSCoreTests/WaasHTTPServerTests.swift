@@ -147,7 +147,7 @@ private func startServer(
         // A status HTTP cannot carry becomes a 500 with the OMS error body.
         let bad = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/BadStatus", body: []))
         #expect(bad.status == 500)
-        try expectOMSError(bad.body, status: 500, code: 7100, name: "Internal")
+        try expectOMSError(bad.body, status: 500, code: 7100, name: "InternalError")
         await server.stop()
     }
 
@@ -216,11 +216,11 @@ private func startServer(
         for path in ["/v2/Waas/GetWallet", "/v1/Waas/", "/v1/Other/X", "/"] {
             let reply = try await transport.send(WaasHTTPRequest(path: path, body: Array("{}".utf8)))
             #expect(reply.status == 404, "\(path)")
-            try expectOMSError(reply.body, status: 404)
+            try expectOMSError(reply.body, status: 404, code: -2, name: "WebrpcBadRoute")
         }
         let get = try await rawRequest(server, "GET", "/index.html")
         #expect(get.status == 404)
-        try expectOMSError(get.body, status: 404)
+        try expectOMSError(get.body, status: 404, code: -2, name: "WebrpcBadRoute")
         await server.stop()
     }
 
@@ -229,12 +229,12 @@ private func startServer(
         for method in ["GET", "PUT", "DELETE"] {
             let reply = try await rawRequest(server, method, "/v1/Waas/GetWallet")
             #expect(reply.status == 405, "\(method)")
-            try expectOMSError(reply.body, status: 405)
+            try expectOMSError(reply.body, status: 405, code: -3, name: "WebrpcBadMethod")
             #expect((reply.headers["Allow"] as? String) == "POST")
         }
         let post = try await rawRequest(server, "POST", "/.well-known/jwks.json", body: Data("{}".utf8))
         #expect(post.status == 405)
-        try expectOMSError(post.body, status: 405)
+        try expectOMSError(post.body, status: 405, code: -3, name: "WebrpcBadMethod")
         await server.stop()
     }
 
@@ -247,7 +247,7 @@ private func startServer(
         // The provider publishes no discovery document.
         let discovery = try await rawRequest(server, "GET", "/.well-known/openid-configuration")
         #expect(discovery.status == 404)
-        try expectOMSError(discovery.body, status: 404)
+        try expectOMSError(discovery.body, status: 404, code: -2, name: "WebrpcBadRoute")
         await server.stop()
 
         let html = WellKnownDocuments { document in
@@ -337,7 +337,7 @@ private func startServer(
         #expect(elapsed < .seconds(30))
         let reply = try await slow.value
         #expect(reply.status == 503)
-        try expectOMSError(reply.body, status: 503, code: 7104, name: "InternalUnavailable")
+        try expectOMSError(reply.body, status: 503, code: 7100, name: "InternalError")
     }
 
     @Test func stoppingTwiceIsSafe() async throws {

@@ -44,19 +44,22 @@ import Testing
         // OIDC commitment: accepted as the first request of its P-256 credential.
         "03_Waas_CommitVerifier.json": nil,
         // vrf_3 was the recording server's verifier id; ours are random.
-        "04_Waas_CompleteAuth.json": .authVerifierNotFound,
+        "04_Waas_CompleteAuth.json": .invalidRequest,
         // The credential never completed sign-in here (the recording server's ID token is not trusted).
         "05_Waas_CreateWallet.json": .unauthorized,
         "06_Waas_ListWallets.json": .unauthorized,
         "07_Waas_CreateWallet.json": .unauthorized,
         "08_Waas_GetIDToken.json": .unauthorized,
+        "10_Waas_SignMessage.json": .unauthorized,
+        // Public: the captured signature (0x11 bytes, v 17) is no signature at all, so isValid is false.
+        "11_WaasPublic_IsValidMessageSignature.json": nil,
         // Email one-time code: the commitment is accepted and a code goes to the outbox.
         "14_Waas_CommitVerifier.json": nil,
-        "15_Waas_CompleteAuth.json": .authVerifierNotFound,
+        "15_Waas_CompleteAuth.json": .invalidRequest,
         "16_Waas_UseWallet.json": .unauthorized,
         // The OIDC flow with an Ethereum-key (EIP-191) credential.
         "17_Waas_CommitVerifier.json": nil,
-        "18_Waas_CompleteAuth.json": .authVerifierNotFound,
+        "18_Waas_CompleteAuth.json": .invalidRequest,
         "19_Waas_UseWallet.json": .unauthorized,
     ]
 

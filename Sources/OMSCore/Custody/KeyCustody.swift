@@ -12,7 +12,7 @@ public final class KeyCustody: Sendable {
 
     public init(keyEncryptionKey: SecretBytes) throws {
         guard keyEncryptionKey.count == 32 else {
-            throw WaasError(.internalCrypto, "key-encryption key must be 32 bytes")
+            throw WaasError(.encryptionError, "key-encryption key must be 32 bytes")
         }
         self.kek = keyEncryptionKey
     }
@@ -76,7 +76,7 @@ public final class KeyCustody: Sendable {
     /// Opens a sealed key; fails if it was sealed for another wallet or altered.
     public func open(_ sealed: [UInt8], for walletId: String) throws -> SecretBytes {
         guard sealed.count > AESGCM.nonceSize + AESGCM.tagSize else {
-            throw WaasError(.internalCrypto, "sealed key for \(walletId) is truncated")
+            throw WaasError(.encryptionError, "sealed key for \(walletId) is truncated")
         }
         var plaintext = try AESGCM.open(
             Array(sealed[AESGCM.nonceSize...]), key: kek, nonce: Array(sealed[..<AESGCM.nonceSize]),

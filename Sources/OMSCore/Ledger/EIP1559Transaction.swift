@@ -59,3 +59,17 @@ struct EIP1559Transaction: Sendable {
         return (raw, Keccak256.hash(raw))
     }
 }
+
+extension EIP1559Transaction {
+    /// A gas allowance for any other contract call: the ledger reaches no chain to estimate one.
+    static let contractCallGas: UInt64 = 200_000
+
+    /// A call of `data` on `to`, sending `value` wei.
+    static func contractCall(
+        chainId: UInt64, nonce: UInt64, to: EthereumAddress, value: TokenAmount, data: [UInt8]
+    ) -> EIP1559Transaction {
+        EIP1559Transaction(
+            chainId: chainId, nonce: nonce, maxPriorityFeePerGas: defaultPriorityFee, maxFeePerGas: defaultMaxFee,
+            gasLimit: contractCallGas, to: to.bytes, value: value, data: data)
+    }
+}

@@ -114,7 +114,14 @@ final class HTTPServerEngine: Sendable {
         switch context.route {
         case .reject(let status, let message, let allow):
             // Answered before the body: libmicrohttpd drops the rest and closes the connection after it.
-            var reply = Self.errorResponse(Self.invalidRequest(status), message)
+            // webrpc's own codes, which every webrpc client maps: no such route, or the wrong HTTP method.
+            let code: WaasErrorCode =
+                switch status {
+                case 404: .webrpcBadRoute
+                case 405: .webrpcBadMethod
+                default: Self.invalidRequest(status)
+                }
+            var reply = Self.errorResponse(code, message)
             if let allow { reply.message.headers.append(("Allow", allow)) }
             return queue(reply, on: connection)
         case .waas:
@@ -164,7 +171,7 @@ final class HTTPServerEngine: Sendable {
             let provider = wellKnown
             let reply = run {
                 guard let found = await provider?.response(for: document) else {
-                    return Self.errorResponse(Self.invalidRequest(404), "\(document.path) is not published here")
+                    return Self.errorResponse(.webrpcBadRoute, "\(document.path) is not published here")
                 }
                 return WaasHTTPResponse(
                     status: found.status, headers: [("Content-Type", found.contentType)], body: found.body)
@@ -237,7 +244,7 @@ final class HTTPServerEngine: Sendable {
         Self.errorResponse(Self.invalidRequest(413), "the request body is larger than \(maxBodyBytes) bytes")
     }
 
-    /// InternalUnavailable (7104) as 503 Service Unavailable: the server is stopping.
+    /// InternalError (7100) as 503 Service Unavailable: the server is stopping.
     static func unavailable(_ message: String) -> WaasHTTPResponse {
         let code = WaasErrorCode.internalUnavailable
         return errorResponse(WaasErrorCode(code: code.code, name: code.name, httpStatus: 503), message)

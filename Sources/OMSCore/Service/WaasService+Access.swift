@@ -48,10 +48,15 @@ extension WaasService {
         return credential
     }
 
-    /// Either kind of caller, by the signature's algorithm.
+    /// Either kind of caller: a P-256 signer is a device credential; an Ethereum-key signer is a remote
+    /// credential, unless it signed in as a direct one (the official SDK's Ethereum-key signer does,
+    /// wire-samples 17-19), which is then the wallet owner's like any other.
     func authenticateAny(_ db: SQLiteDatabase, _ call: Call) throws -> Principal {
-        try signature(of: call).algorithm == .secp256k1EIP191
-            ? .remote(authenticateRemote(db, call)) : .direct(authenticate(db, call))
+        let header = try signature(of: call)
+        guard header.algorithm == .secp256k1EIP191,
+            try db.credential(Self.credentialId(of: header), project: call.project.id)?.type != .direct
+        else { return .direct(try authenticate(db, call)) }
+        return .remote(try authenticateRemote(db, call))
     }
 
     // MARK: ListAccess

@@ -22,10 +22,10 @@ extension WaasService {
         switch (request.identityType, request.authMode) {
         case (.oidc, .idToken):
             for field in ["iss", "aud"] where (request.metadata[field] ?? "").isEmpty {
-                throw WaasError(.authInvalidInput, "metadata.\(field): missing")
+                throw WaasError(.invalidRequest, "metadata.\(field): missing")
             }
-            guard let bytes = try? Base64URL.decode(request.handle), bytes.count == 32 else {
-                throw WaasError(.authInvalidInput, "handle must be base64url(SHA-256(idToken))")
+            guard let handle = request.handle, let bytes = try? Base64URL.decode(handle), bytes.count == 32 else {
+                throw WaasError(.invalidRequest, "handle must be base64url(SHA-256(idToken))")
             }
             let expiresAt = call.now + Self.verifierLifetime
             let id = Identifier.make("vrf")
@@ -37,10 +37,12 @@ extension WaasService {
             }
             return CommitVerifierResponse(verifier: id, challenge: "", expiresAt: RFC3339.format(expiresAt))
         case (.email, .otp):
-            let email = request.handle.trimmingCharacters(in: .whitespaces).lowercased()
+            // The schema makes `handle` optional: the address may come in `metadata.email` instead.
+            let email = (request.handle ?? request.metadata["email"] ?? "").trimmingCharacters(in: .whitespaces)
+                .lowercased()
             guard email.utf8.count <= 254, email.split(separator: "@").count == 2, !email.hasPrefix("@"),
                 !email.hasSuffix("@")
-            else { throw WaasError(.authInvalidInput, "handle is not an email address") }
+            else { throw WaasError(.invalidRequest, "handle (or metadata.email) is not an email address") }
             let challenge = Base64URL.encode(SecretBytes.random(count: 16).unsafeCopy())
             let code = String(format: "%06d", Int.random(in: 0..<1_000_000))
             let answer = Self.otpAnswer(challenge: challenge, code: code)
@@ -84,12 +86,14 @@ extension WaasService {
         // Verify an OIDC token before the transaction: its signature check is CPU work.
         // Either algorithm may sign in: the official SDK's Ethereum-key signer does (wire-samples 17-19).
         let verifier = try await store.read { db in try db.verifier(request.verifier, project: call.project.id) }
-        guard let verifier else { throw WaasError(.authVerifierNotFound, "no verifier \(request.verifier)") }
+        guard let verifier else { throw WaasError(.invalidRequest, "no verifier \(request.verifier)") }
         let identity: (issuer: String, subject: String, email: String?)? =
             verifier.identityType == .oidc
             ? try await verifyIDToken(request.answer, verifier: verifier, call: call) : nil
         let email = identity?.email
-        return try await store.write { [self] db in
+        // A wrong code is answered as a failure the write returns rather than throws: a throw rolls the
+        // write back, and the attempt it counts must stay counted.
+        return try await store.write { [self] db -> Result<CompleteAuthResponse, WaasError> in
             try db.advanceNonce(credential: header.credential, to: header.nonce)
             let verifier = try db.verifier(request.verifier, project: call.project.id)!
             guard verifier.credential == header.credential else {
@@ -98,9 +102,9 @@ extension WaasService {
             guard verifier.consumedAt == nil else {
                 throw WaasError(.commitmentConsumed, "the verifier was already used")
             }
-            guard call.now <= verifier.expiresAt else { throw WaasError(.authChallengeExpired, "the verifier expired") }
+            guard call.now <= verifier.expiresAt else { throw WaasError(.challengeExpired, "the verifier expired") }
             guard verifier.identityType == request.identityType, verifier.authMode == request.authMode else {
-                throw WaasError(.authInvalidInput, "identityType/authMode differ from the commitment")
+                throw WaasError(.invalidRequest, "identityType/authMode differ from the commitment")
             }
             let signedIn: (issuer: String, subject: String, email: String?)
             if let identity {
@@ -117,7 +121,10 @@ extension WaasService {
                             .integer(Int64(attempts)), .integer(Int64(attempts)), .integer(Int64(Self.maxOTPAttempts)),
                             .integer(call.now), .text(verifier.id),
                         ])
-                    throw WaasError(.authAnswerIncorrect, "the code is not correct")
+                    guard attempts < Self.maxOTPAttempts else {
+                        return .failure(WaasError(.tooManyAttempts, "the code is not correct; no attempts are left"))
+                    }
+                    return .failure(WaasError(.answerIncorrect, "the code is not correct"))
                 }
                 signedIn = (issuer + "/email", verifier.handle, verifier.handle)
             }
@@ -137,14 +144,15 @@ extension WaasService {
                 expiresAt: call.now + Int64(lifetime), revokedAt: nil)
             try db.insertCredential(credential)
             let page = try walletPage(db, account: account.id, page: nil)
-            return CompleteAuthResponse(
-                identity: Identity(
-                    type: request.identityType, iss: signedIn.issuer, sub: signedIn.subject, email: account.email),
-                wallets: page.wallets, page: page.page, email: account.email,
-                credential: CredentialInfo(
-                    credentialId: credential.id, type: .direct, expiresAt: RFC3339.format(credential.expiresAt),
-                    isCaller: true))
-        }
+            return .success(
+                CompleteAuthResponse(
+                    identity: Identity(
+                        type: request.identityType, iss: signedIn.issuer, sub: signedIn.subject, email: account.email),
+                    wallets: page.wallets, page: page.page, email: account.email,
+                    credential: CredentialInfo(
+                        credentialId: credential.id, type: .direct, expiresAt: RFC3339.format(credential.expiresAt),
+                        isCaller: true)))
+        }.get()
     }
 
     /// Checks an OIDC ID token against the commitment and the issuers the project trusts.
@@ -152,17 +160,17 @@ extension WaasService {
         -> (issuer: String, subject: String, email: String?)
     {
         guard Base64URL.encode(SHA256.hash(data: Array(token.utf8))) == verifier.handle else {
-            throw WaasError(.authAnswerIncorrect, "the ID token does not match the committed handle")
+            throw WaasError(.answerIncorrect, "the ID token does not match the committed handle")
         }
         guard let unverified = try? JWT.decodeUnverified(token), let iss = unverified.issuer else {
-            throw WaasError(.authIdentityInvalid, "the answer is not a JWT with an iss claim")
+            throw WaasError(.proofVerificationFailed, "the answer is not a JWT with an iss claim")
         }
         guard iss == verifier.metadata["iss"] else {
-            throw WaasError(.authIdentityInvalid, "the token's iss differs from the committed metadata.iss")
+            throw WaasError(.proofVerificationFailed, "the token's iss differs from the committed metadata.iss")
         }
         let trusted = try await store.read { db in try db.trustedIssuer(project: call.project.id, issuer: iss) }
         guard !trusted.isEmpty else {
-            throw WaasError(.authIdentityInvalid, "issuer \(iss) is not trusted by this project")
+            throw WaasError(.proofVerificationFailed, "issuer \(iss) is not trusted by this project")
         }
         var lastError: JOSEError?
         for entry in trusted where entry.audience == verifier.metadata["aud"] || verifier.metadata["aud"] == nil {
@@ -173,7 +181,7 @@ extension WaasService {
                         issuer: iss, audience: entry.audience, now: Date(timeIntervalSince1970: TimeInterval(call.now)),
                         leeway: TimeInterval(leeway)))
                 guard let subject = jwt.subject, !subject.isEmpty else {
-                    throw WaasError(.authIdentityInvalid, "the ID token has no sub")
+                    throw WaasError(.proofVerificationFailed, "the ID token has no sub")
                 }
                 let verified = jwt.claims["email_verified"]?.boolValue == true
                 return (iss, subject, verified ? jwt.claims["email"]?.stringValue?.lowercased() : nil)
@@ -182,7 +190,7 @@ extension WaasService {
             }
         }
         throw WaasError(
-            .authIdentityInvalid,
+            .proofVerificationFailed,
             "the ID token does not verify: \(lastError?.description ?? "no trusted audience matches")")
     }
 }

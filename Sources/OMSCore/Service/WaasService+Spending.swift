@@ -6,6 +6,8 @@ import WalletCrypto
 extension WaasService {
     static let spendingMethods: [String: Method] = [
         WaasMethod.prepareEthereumTransaction.path: method { try await $0.prepareEthereumTransaction($1, $2) },
+        WaasMethod.prepareEthereumContractCall.path: method { try await $0.prepareEthereumContractCall($1, $2) },
+        WaasMethod.prepareSolanaTransfer.path: method { try await $0.prepareSolanaTransfer($1, $2) },
         WaasMethod.execute.path: method { try await $0.execute($1, $2) },
         WaasMethod.transactionStatus.path: method { try await $0.transactionStatus($1, $2) },
         WaasMethod.getSessionUsage.path: method { try await $0.getSessionUsage($1, $2) },
@@ -56,101 +58,243 @@ extension WaasService {
         return session
     }
 
-    // MARK: PrepareEthereumTransaction
+    // MARK: Prepare
 
-    /// Checks a transfer against its session (alive, receiver allowed, within the limit now) and holds it
-    /// for Execute. It spends nothing: Execute checks again and spends, in one transaction.
+    /// What an EVM transaction does, as far as grants are concerned.
+    enum EVMIntent {
+        /// `amount` wei to `to`.
+        case native(to: String, amount: TokenAmount)
+        /// ERC-20 `transfer(to, amount)` on `token`.
+        case erc20(token: String, to: String, amount: TokenAmount)
+        /// Any other call of `data` on `contract`, sending `value` wei: the owner's only, since no grant
+        /// can bound what it does.
+        case call(contract: String, value: TokenAmount, data: [UInt8])
+    }
+
+    /// Reads a PrepareEthereumTransaction as the schema has it (`to`, `value`, `data?`) or with the
+    /// walletops extras (`token` + `amount`); `data` holding an ERC-20 transfer is read as one.
+    static func intent(of request: PrepareEthereumTransactionRequest) throws(WaasError) -> EVMIntent {
+        let to = try AccessRules.address(request.to, field: "to")
+        if request.token != nil || request.amount != nil {
+            guard let contract = request.token, let units = request.amount, request.data == nil,
+                request.value == nil || request.value == "0"
+            else {
+                throw WaasError(
+                    .invalidRequest, "send value (a native transfer) or token and amount (an ERC-20 transfer)")
+            }
+            let amount = try AccessRules.amount(units, field: "amount")
+            guard !amount.isZero else { throw WaasError(.invalidRequest, "the amount must be above 0") }
+            return .erc20(token: try AccessRules.address(contract, field: "token"), to: to, amount: amount)
+        }
+        let value = try AccessRules.amount(request.value ?? "0", field: "value")
+        let data: [UInt8]
+        do { data = try Base16.decode(request.data ?? "0x", requirePrefix: true) } catch {
+            throw WaasError(.invalidRequest, "data: expected 0x-prefixed hex")
+        }
+        if data.isEmpty {
+            guard !value.isZero else { throw WaasError(.invalidRequest, "the amount must be above 0") }
+            return .native(to: to, amount: value)
+        }
+        if value.isZero, let transfer = ContractCall.erc20Transfer(in: data) {
+            guard !transfer.amount.isZero else { throw WaasError(.invalidRequest, "the amount must be above 0") }
+            return .erc20(token: to, to: transfer.to.lowercased, amount: transfer.amount)
+        }
+        return .call(contract: to, value: value, data: data)
+    }
+
+    /// `native` when absent; an unknown mode is UnsupportedTransactionMode.
+    static func mode(_ mode: TransactionMode?) throws(WaasError) -> TransactionMode {
+        let mode = mode ?? .native
+        guard mode.isKnown else { throw WaasError(.unsupportedTransactionMode, "mode \(mode) is not supported") }
+        return mode
+    }
+
+    /// Checks a transaction and holds it for Execute: the wallet's owner (a direct credential, no
+    /// session) may send anything from its Ethereum wallet; a remote credential only within its
+    /// session, alive, receiver allowed and within the limit now. It spends nothing: Execute checks
+    /// again and spends, in one transaction.
     func prepareEthereumTransaction(_ call: Call, _ request: PrepareEthereumTransactionRequest) async throws
-        -> PrepareEthereumTransactionResponse
+        -> PrepareResponse
     {
         let network = try AccessRules.chain(request.network, field: "network")
-        let to = try AccessRules.address(request.to, field: "to")
-        let token: String?
-        let amount: TokenAmount
-        switch (request.value, request.token, request.amount) {
-        case (let value?, nil, nil):
-            token = nil
-            amount = try AccessRules.amount(value, field: "value")
-        case (nil, let contract?, let units?):
-            token = try AccessRules.address(contract, field: "token")
-            amount = try AccessRules.amount(units, field: "amount")
-        default:
-            throw WaasError(.invalidRequest, "send value (a native transfer) or token and amount (an ERC-20 transfer)")
+        return try await prepareEVM(
+            call, walletId: request.walletId, network: network, sessionId: request.sessionId,
+            intent: try Self.intent(of: request), mode: try Self.mode(request.mode))
+    }
+
+    /// A contract method by name and arguments; `transfer(address,uint256)` is an ERC-20 transfer of
+    /// the contract's token, which a session's token grants may pay for.
+    func prepareEthereumContractCall(_ call: Call, _ request: PrepareEthereumContractCallRequest) async throws
+        -> PrepareResponse
+    {
+        let network = try AccessRules.chain(request.network, field: "network")
+        let contract = try AccessRules.address(request.contract, field: "contract")
+        let encoded = try ContractCall(method: request.method, args: request.args ?? [])
+        let intent: EVMIntent
+        if let transfer = ContractCall.erc20Transfer(in: encoded.data) {
+            guard !transfer.amount.isZero else { throw WaasError(.invalidRequest, "the amount must be above 0") }
+            intent = .erc20(token: contract, to: transfer.to.lowercased, amount: transfer.amount)
+        } else {
+            intent = .call(contract: contract, value: .zero, data: encoded.data)
         }
-        guard !amount.isZero else { throw WaasError(.invalidRequest, "the amount must be above 0") }
-        guard let sessionId = request.sessionId else {
-            throw WaasError(.unsupportedTransactionMode, "this core prepares transfers within a remote session only")
-        }
+        return try await prepareEVM(
+            call, walletId: request.walletId, network: network, sessionId: request.sessionId, intent: intent,
+            mode: try Self.mode(request.mode))
+    }
+
+    private func prepareEVM(
+        _ call: Call, walletId: String, network: Network, sessionId: String?, intent: EVMIntent,
+        mode: TransactionMode
+    ) async throws -> PrepareResponse {
         let id = Identifier.make("txn")
         return try await store.write { [self] db in
-            let caller = try authenticateRemote(db, call)
-            let session = try spendableSession(db, call, caller: caller, id: sessionId, wallet: request.walletId)
-            guard session.chainId == network.chainId else {
-                throw WaasError(.unsupportedNetwork, "session \(session.id) is on chain \(session.chainId)")
+            let wallet: WalletRecord
+            let session: SessionRecord?
+            let credentialId: String
+            switch try authenticateAny(db, call) {
+            case .remote(let caller):
+                guard let sessionId else {
+                    throw WaasError(
+                        .invalidRequest, "sessionId: a remote credential spends within a session it was granted")
+                }
+                let spendable = try spendableSession(db, call, caller: caller, id: sessionId, wallet: walletId)
+                guard spendable.chainId == network.chainId else {
+                    throw WaasError(.unsupportedNetwork, "session \(spendable.id) is on chain \(spendable.chainId)")
+                }
+                let (token, to, amount) = try Self.grantable(intent, session: spendable.id)
+                _ = try Self.spend(
+                    spendable, usage: try db.usage(session: spendable.id, chain: spendable.chainId), token: token,
+                    to: to, amount: amount)
+                guard let found = try db.wallet(spendable.walletId, account: spendable.accountId) else {
+                    throw WaasError(.walletNotFound, "no wallet \(spendable.walletId)")
+                }
+                (wallet, session, credentialId) = (found, spendable, caller.id)
+            case .direct(let caller):
+                guard sessionId == nil else {
+                    throw WaasError(
+                        .invalidRequest, "sessionId: sessions are a remote credential's; the owner spends without one")
+                }
+                guard let found = try db.wallet(walletId, account: caller.account.id) else {
+                    throw WaasError(.walletNotFound, "no wallet \(walletId) for this account")
+                }
+                guard found.type == .ethereum else {
+                    throw WaasError(.unsupportedWalletType, "wallet \(walletId) is not an Ethereum wallet")
+                }
+                (wallet, session, credentialId) = (found, nil, caller.credential.id)
             }
-            _ = try Self.spend(
-                session, usage: try db.usage(session: session.id, chain: session.chainId), token: token, to: to,
-                amount: amount)
-            guard let wallet = try db.wallet(session.walletId, account: session.accountId) else {
-                throw WaasError(.walletNotFound, "no wallet \(session.walletId)")
+            var transfer = TransferRecord(
+                id: id, walletId: wallet.id, sessionId: session?.id ?? "", credentialId: credentialId,
+                chainId: network.chainId, token: nil, to: "", amount: .zero, status: "prepared",
+                expiresAt: call.now + Self.transferLifetime, mode: mode)
+            switch intent {
+            case .native(let to, let amount): (transfer.to, transfer.amount) = (to, amount)
+            case .erc20(let token, let to, let amount):
+                (transfer.token, transfer.to, transfer.amount) = (token, to, amount)
+            case .call(let contract, let value, let data):
+                (transfer.to, transfer.amount, transfer.callData) = (contract, value, Base16.encodePrefixed(data))
             }
-            let transfer = TransferRecord(
-                id: id, walletId: wallet.id, sessionId: session.id, credentialId: caller.id, chainId: network.chainId,
-                token: token, to: to, amount: amount, status: "prepared", expiresAt: call.now + Self.transferLifetime)
             try db.insertTransfer(transfer, project: call.project.id, now: call.now)
-            return PrepareEthereumTransactionResponse(
-                transactionId: id, status: transfer.status, from: wallet.address, to: request.to,
-                value: token == nil ? amount.decimalString : nil, token: request.token,
-                amount: token == nil ? nil : amount.decimalString, chainId: network.wireChainId,
-                expiresAt: RFC3339.format(transfer.expiresAt))
+            let isToken = transfer.token != nil
+            return PrepareResponse(
+                txnId: id, status: "quoted", feeOptions: Self.feeOptions(transfer, network: network),
+                sponsored: mode == .relayer, expiresAt: RFC3339.format(transfer.expiresAt), from: wallet.address,
+                to: transfer.to, value: isToken ? nil : transfer.amount.decimalString, token: transfer.token,
+                amount: isToken ? transfer.amount.decimalString : nil, chainId: network.wireChainId)
+        }
+    }
+
+    /// What a session's grants are checked against; a generic contract call matches no grant.
+    static func grantable(_ intent: EVMIntent, session: String) throws(WaasError) -> (String?, String, TokenAmount) {
+        switch intent {
+        case .native(let to, let amount): return (nil, to, amount)
+        case .erc20(let token, let to, let amount): return (token, to, amount)
+        case .call:
+            throw WaasError(
+                .usageLimitExceeded, "no grant of session \(session) allows contract calls other than ERC-20 transfers")
         }
     }
 
     // MARK: Execute
 
-    /// Executes a prepared transfer: re-checks the session and the limit and records the spend, the ledger
-    /// entry and a signed EIP-1559 transaction in ONE immediate transaction, so concurrent transfers can
-    /// never overspend. A refusal records nothing. Executing again answers the recorded result.
+    /// Executes a prepared transaction for the credential that prepared it. Within a session it
+    /// re-checks the session and the limit and records the spend, the ledger entry and the signed
+    /// transaction in ONE immediate transaction, so concurrent spends can never pass a limit; the
+    /// owner's own are signed and recorded the same way. A refusal records nothing; executing again
+    /// answers the recorded result. `feeOption`, when sent, must name the offered fee token.
     func execute(_ call: Call, _ request: ExecuteRequest) async throws -> TransactionStatusResponse {
         try await store.write { [self] db in
-            let caller = try authenticateRemote(db, call)
-            guard let transfer = try db.transfer(request.transactionId, project: call.project.id),
-                transfer.credentialId == caller.id
-            else { throw WaasError(.transactionNotFound, "no transaction \(request.transactionId)") }
+            let principal = try authenticateAny(db, call)
+            let callerId: String
+            switch principal {
+            case .remote(let credential): callerId = credential.id
+            case .direct(let caller): callerId = caller.credential.id
+            }
+            guard let transfer = try db.transfer(request.txnId, project: call.project.id),
+                transfer.credentialId == callerId
+            else { throw WaasError(.transactionNotFound, "no transaction \(request.txnId)") }
             if transfer.status == "executed" { return transfer.wireStatus }
             guard call.now <= transfer.expiresAt else {
                 throw WaasError(.transactionExpired, "transaction \(transfer.id) was not executed in time")
             }
-            let session = try spendableSession(
-                db, call, caller: caller, id: transfer.sessionId, wallet: transfer.walletId)
-            guard session.chainId == transfer.chainId else {
-                throw WaasError(.unsupportedNetwork, "session \(session.id) is now on chain \(session.chainId)")
+            if let selection = request.feeOption {
+                let network = transfer.network == nil ? Network.all.first { $0.chainId == transfer.chainId } : nil
+                let offered = Self.feeOptions(transfer, network: network)
+                guard
+                    offered.contains(where: {
+                        $0.token.symbol.caseInsensitiveCompare(selection.token) == .orderedSame
+                            || $0.token.contractAddress?.lowercased() == selection.token.lowercased()
+                    }), selection.index.map({ offered.indices.contains($0) }) ?? true
+                else { throw WaasError(.invalidFeeOption, "fee option \(selection.token) is not offered") }
             }
-            let (key, used) = try Self.spend(
-                session, usage: try db.usage(session: session.id, chain: session.chainId), token: transfer.token,
-                to: transfer.to, amount: transfer.amount)
-            try db.setUsage(session: session.id, chain: session.chainId, key: key, used: used)
+            if !transfer.sessionId.isEmpty {
+                guard case .remote(let caller) = principal else {
+                    throw WaasError(.transactionNotFound, "no transaction \(request.txnId)")
+                }
+                let session = try spendableSession(
+                    db, call, caller: caller, id: transfer.sessionId, wallet: transfer.walletId)
+                guard session.chainId == transfer.chainId else {
+                    throw WaasError(.unsupportedNetwork, "session \(session.id) is now on chain \(session.chainId)")
+                }
+                let (key, used) = try Self.spend(
+                    session, usage: try db.usage(session: session.id, chain: session.chainId), token: transfer.token,
+                    to: transfer.to, amount: transfer.amount)
+                try db.setUsage(session: session.id, chain: session.chainId, key: key, used: used)
+            }
             let nonce = try db.nextTransactionNonce(wallet: transfer.walletId, chain: transfer.chainId)
-            let (raw, hash) = try sign(transfer, nonce: nonce, db: db)
-            let txHash = Base16.encodePrefixed(hash)
-            let rawHex = Base16.encodePrefixed(raw)
-            try db.markExecuted(transfer.id, nonce: nonce, txHash: txHash, raw: rawHex, now: call.now)
+            let signed = try sign(transfer, nonce: nonce, db: db)
+            try db.markExecuted(transfer.id, nonce: nonce, txHash: signed.hash, raw: signed.raw, now: call.now)
             return TransactionStatusResponse(
-                transactionId: transfer.id, status: "executed", txHash: txHash, rawTransaction: rawHex)
+                status: "executed", txnHash: signed.hash, txnId: transfer.id, rawTransaction: signed.raw)
         }
     }
 
-    /// Signs the transfer with the wallet's key, opened from custody for this call only.
+    /// Signs the transaction with the wallet's key, opened from custody for this call only: an EIP-1559
+    /// envelope (hash: keccak-256, raw: 0x hex) or a Solana transfer (hash: the base58 signature, raw:
+    /// base64).
     private func sign(_ transfer: TransferRecord, nonce: UInt64, db: SQLiteDatabase) throws -> (
-        raw: [UInt8], hash: [UInt8]
+        raw: String, hash: String
     ) {
         guard let sealed = try db.sealedKey(wallet: transfer.walletId) else {
             throw WaasError(.walletNotFound, "no key for wallet \(transfer.walletId)")
         }
-        let key = try Secp256k1.PrivateKey(try custody.open(sealed, for: transfer.walletId))
+        let secret = try custody.open(sealed, for: transfer.walletId)
+        if transfer.network != nil {
+            let key = try Ed25519.PrivateKey(seed: secret)
+            let solana = SolanaTransfer(
+                from: key.publicKey.rawRepresentation, to: try Base58.decode(transfer.to),
+                lamports: Self.uint64(transfer.amount) ?? 0,
+                recentBlockhash: SHA256.hash(data: Array("walletops-ledger:\(transfer.id)".utf8)))
+            let (raw, signature) = solana.signed(with: key)
+            return (Data(raw).base64EncodedString(), Base58.encode(signature))
+        }
+        let key = try Secp256k1.PrivateKey(secret)
         let to = try EthereumAddress(transfer.to, strict: false)
         let tx =
-            if let token = transfer.token {
+            if let data = transfer.callData {
+                EIP1559Transaction.contractCall(
+                    chainId: transfer.chainId, nonce: nonce, to: to, value: transfer.amount,
+                    data: try Base16.decode(data, requirePrefix: true))
+            } else if let token = transfer.token {
                 EIP1559Transaction.erc20Transfer(
                     chainId: transfer.chainId, nonce: nonce, token: try EthereumAddress(token, strict: false), to: to,
                     amount: transfer.amount)
@@ -158,17 +302,18 @@ extension WaasService {
                 EIP1559Transaction.nativeTransfer(
                     chainId: transfer.chainId, nonce: nonce, to: to, value: transfer.amount)
             }
-        return try tx.signed(with: key)
+        let (raw, hash) = try tx.signed(with: key)
+        return (Base16.encodePrefixed(raw), Base16.encodePrefixed(hash))
     }
 
-    /// The state of a transfer, for the remote credential that prepared it or the wallet's owner.
+    /// The state of a transaction, for the remote credential that prepared it or the wallet's owner.
     func transactionStatus(_ call: Call, _ request: TransactionStatusRequest) async throws
         -> TransactionStatusResponse
     {
         try await store.write { [self] db in
             let principal = try authenticateAny(db, call)
-            let notFound = WaasError(.transactionNotFound, "no transaction \(request.transactionId)")
-            guard let transfer = try db.transfer(request.transactionId, project: call.project.id) else {
+            let notFound = WaasError(.transactionNotFound, "no transaction \(request.txnId)")
+            guard let transfer = try db.transfer(request.txnId, project: call.project.id) else {
                 throw notFound
             }
             switch principal {

@@ -87,12 +87,20 @@ extension WaasService {
     }
 
     func createWallet(_ call: Call, _ request: CreateWalletRequest) async throws -> WalletResponse {
-        guard request.networkFamily.isKnown else {
-            throw WaasError(.unsupportedWalletType, "networkFamily \(request.networkFamily) is not supported")
+        let family = request.resolvedNetworkFamily
+        guard family.isKnown else {
+            throw WaasError(.unsupportedWalletType, "networkFamily \(family) is not supported")
+        }
+        if let type = request.type, type.networkFamily != family {
+            throw WaasError(.invalidRequest, "type \(type) is not of networkFamily \(family)")
+        }
+        if let implementation = request.implementation, implementation != "eoa" {
+            throw WaasError(
+                .unsupportedWalletType, "implementation \(implementation): this core makes eoa wallets only")
         }
         try Self.validateReference(request.reference)
         // Key generation is CPU work: done before the transaction so the writer is held only for the insert.
-        let minted = try mintKey(request.networkFamily.walletType)
+        let minted = try mintKey(family.walletType)
         return try await store.write { [self] db in
             let caller = try authenticate(db, call)
             let record = WalletRecord(

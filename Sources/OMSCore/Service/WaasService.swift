@@ -98,7 +98,7 @@ public final class WaasService: WaasRequestHandler {
     /// Every method the core serves: one table per feature file, keyed by path.
     static let methods: [String: Method] = [
         publicMethods, authMethods, walletMethods, tokenMethods, accessMethods, remoteMethods, spendingMethods,
-        importMethods, createWalletsMethods,
+        importMethods, createWalletsMethods, signingMethods,
     ]
     .reduce(into: [:]) { table, feature in table.merge(feature) { first, _ in first } }
 

@@ -41,9 +41,11 @@ struct AccessRow: Sendable {
 }
 
 /// A transfer in the local ledger.
+/// A transaction of the local ledger: prepared (wire `quoted`), then executed (signed and recorded).
 struct TransferRecord: Sendable {
     var id: String
     var walletId: String
+    /// The remote session that pays; "" for the wallet owner's own transaction.
     var sessionId: String
     var credentialId: String
     var chainId: UInt64
@@ -54,8 +56,17 @@ struct TransferRecord: Sendable {
     var expiresAt: Int64
     var txHash: String?
     var rawTransaction: String?
+    /// 0x call data of a contract call other than an ERC-20 transfer (`to` is then the contract and
+    /// `amount` the wei sent).
+    var callData: String? = nil
+    var mode: TransactionMode = .native
+    /// The Solana cluster as the client named it; nil for EVM (`chainId` says it).
+    var network: String? = nil
 
+    /// The stored status `prepared` is the schema's `quoted`.
     var wireStatus: TransactionStatusResponse {
-        TransactionStatusResponse(transactionId: id, status: status, txHash: txHash, rawTransaction: rawTransaction)
+        TransactionStatusResponse(
+            status: status == "prepared" ? "quoted" : status, txnHash: txHash, txnId: id, rawTransaction: rawTransaction
+        )
     }
 }

@@ -78,6 +78,17 @@ extension CoreSchema {
                 WHERE tx_nonce IS NOT NULL;
             """)
 
+    /// Migration 9: transactions in the official SDK's shapes: an owner's own (no session: `session_id`
+    /// is ''), contract calls other than ERC-20 transfers (their call data), Solana transfers (the
+    /// cluster named), and the fee mode. Columns only: existing rows read as native EVM transfers.
+    static let ownerTransactionsMigration = SQLiteDatabase.Migration(
+        "9: owner transactions, contract calls and Solana transfers in the ledger",
+        sql: """
+            ALTER TABLE transactions ADD COLUMN call_data TEXT;  -- 0x call data of a call other than ERC-20 transfer
+            ALTER TABLE transactions ADD COLUMN mode TEXT NOT NULL DEFAULT 'native';  -- native | relayer
+            ALTER TABLE transactions ADD COLUMN network TEXT;    -- the Solana cluster as the client named it
+            """)
+
     /// Revoked grants for the owner's reports (ListAccess `includeRevoked`, docs/protocol.md): the live
     /// partial index cannot find them, so a full index on (account, seq) keeps those pages index-ordered.
     static let revokedAccessMigration = SQLiteDatabase.Migration(

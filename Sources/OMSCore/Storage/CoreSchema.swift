@@ -96,5 +96,6 @@ enum CoreSchema {
         importedAddressIndexMigration,
         settledAddressKeyVersionMigration,
         recentAddressKeysInMemoryMigration,
+        ownerTransactionsMigration,
     ]
 }

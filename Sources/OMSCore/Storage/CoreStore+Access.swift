@@ -149,7 +149,7 @@ extension SQLiteDatabase {
             [.text(session), .integer(Int64(chain))])
         {
             guard let key = row[0].text, let amount = row[1].text.flatMap(TokenAmount.init(canonical:)) else {
-                throw WaasError(.internalStorage, "session_usage holds a malformed amount for \(session)")
+                throw WaasError(.dataIntegrityError, "session_usage holds a malformed amount for \(session)")
             }
             used[key] = amount
         }
@@ -168,19 +168,21 @@ extension SQLiteDatabase {
     func insertTransfer(_ transfer: TransferRecord, project: String, now: Int64) throws {
         try execute(
             "INSERT INTO transactions(id, project_id, wallet_id, session_id, credential_id, chain_id, token, "
-                + "to_address, amount, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                + "to_address, amount, status, created_at, expires_at, call_data, mode, network) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(transfer.id), .text(project), .text(transfer.walletId), .text(transfer.sessionId),
                 .text(transfer.credentialId), .integer(Int64(transfer.chainId)), SQLiteValue(transfer.token),
                 .text(transfer.to), .text(transfer.amount.decimalString), .text(transfer.status), .integer(now),
-                .integer(transfer.expiresAt),
+                .integer(transfer.expiresAt), SQLiteValue(transfer.callData), .text(transfer.mode.rawValue),
+                SQLiteValue(transfer.network),
             ])
     }
 
     func transfer(_ id: String, project: String) throws -> TransferRecord? {
         try rows(
             "SELECT id, wallet_id, session_id, credential_id, chain_id, token, to_address, amount, status, expires_at, "
-                + "tx_hash, raw_transaction FROM transactions WHERE id = ? AND project_id = ?",
+                + "tx_hash, raw_transaction, call_data, mode, network FROM transactions WHERE id = ? AND project_id = ?",
             [.text(id), .text(project)]
         ).first.map { row in
             TransferRecord(
@@ -188,7 +190,8 @@ extension SQLiteDatabase {
                 credentialId: row[3].text ?? "", chainId: UInt64(row[4].int ?? 0), token: row[5].text,
                 to: row[6].text ?? "", amount: row[7].text.flatMap(TokenAmount.init(canonical:)) ?? .zero,
                 status: row[8].text ?? "", expiresAt: row[9].int ?? 0, txHash: row[10].text,
-                rawTransaction: row[11].text)
+                rawTransaction: row[11].text, callData: row[12].text, mode: TransactionMode(wire: row[13].text ?? ""),
+                network: row[14].text)
         }
     }
 
@@ -205,7 +208,7 @@ extension SQLiteDatabase {
             "UPDATE transactions SET status = 'executed', executed_at = ?, tx_nonce = ?, tx_hash = ?, "
                 + "raw_transaction = ? WHERE id = ? AND status = 'prepared'",
             [.integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), .text(id)])
-        guard changes == 1 else { throw WaasError(.internalStorage, "transaction \(id) was not prepared") }
+        guard changes == 1 else { throw WaasError(.dataIntegrityError, "transaction \(id) was not prepared") }
     }
 
     // MARK: Inspection (diagnostics and tests)

@@ -27,7 +27,7 @@ extension SQLiteDatabase {
                 + "code_hash, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(id), .text(project), .text(credential), .text(request.identityType.rawValue),
-                .text(request.authMode.rawValue), .text(request.handle), .text(metadata), .text(challenge),
+                .text(request.authMode.rawValue), .text(request.handle ?? ""), .text(metadata), .text(challenge),
                 codeHash.map { .blob($0) } ?? .null, .integer(expiresAt),
             ])
     }

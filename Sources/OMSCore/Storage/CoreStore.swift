@@ -413,6 +413,13 @@ extension SQLiteDatabase {
         ).first.map(Self.walletRecord)
     }
 
+    /// Any wallet of the project by id, for the public signature checks.
+    func wallet(_ id: String, project: String) throws -> WalletRecord? {
+        try rows(
+            "SELECT \(Self.walletColumns) FROM wallets WHERE id = ? AND project_id = ?", [.text(id), .text(project)]
+        ).first.map(Self.walletRecord)
+    }
+
     func sealedKey(wallet id: String) throws -> [UInt8]? {
         try rows("SELECT sealed_key FROM wallets WHERE id = ?", [.text(id)]).first?[0].bytes
     }

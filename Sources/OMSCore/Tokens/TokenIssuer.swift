@@ -36,7 +36,7 @@ final class TokenIssuer: Sendable {
             let row = try db.rows(
                 "SELECT kid, sealed_key FROM signing_keys WHERE retired_at IS NULL ORDER BY rowid DESC LIMIT 1"
             ).first, let kid = row[0].text, let sealed = row[1].bytes
-        else { throw WaasError(.internalCrypto, "no active ID-token signing key: run 'walletops core init'") }
+        else { throw WaasError(.internal, "no active ID-token signing key: run 'walletops core init'") }
         if let key = openedKeys.withLock({ $0[kid] }) { return (kid, key) }
         let key = try P256.Signing.PrivateKey(rawRepresentation: try custody.open(sealed, for: "signing-key:\(kid)"))
         openedKeys.withLock { $0[kid] = key }

@@ -78,6 +78,28 @@ public struct AuthorizeRemoteAccessRequest: Codable, Hashable, Sendable {
         self.chainId = chainId
         self.sessionId = sessionId
     }
+
+    private enum CodingKeys: String, CodingKey { case credentialId, walletId, grants, expiry, chainId, sessionId }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        credentialId = try container.decode(String.self, forKey: .credentialId)
+        walletId = try container.decode(String.self, forKey: .walletId)
+        grants = try container.decodeGrants(forKey: .grants)
+        expiry = try container.decode(String.self, forKey: .expiry)
+        chainId = try container.decode(String.self, forKey: .chainId)
+        sessionId = try container.decodeIfPresent(String.self, forKey: .sessionId)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(credentialId, forKey: .credentialId)
+        try container.encode(walletId, forKey: .walletId)
+        try container.encodeGrants(grants, forKey: .grants)
+        try container.encode(expiry, forKey: .expiry)
+        try container.encode(chainId, forKey: .chainId)
+        try container.encodeIfPresent(sessionId, forKey: .sessionId)
+    }
 }
 
 public struct AuthorizeRemoteAccessResponse: Codable, Hashable, Sendable {
@@ -112,6 +134,32 @@ public struct RemoteSession: Codable, Hashable, Sendable {
         self.chainId = chainId
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sessionId, walletId, signerAddress, grants, chainId, expiresAt, revokedAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sessionId = try container.decode(String.self, forKey: .sessionId)
+        walletId = try container.decode(String.self, forKey: .walletId)
+        signerAddress = try container.decode(String.self, forKey: .signerAddress)
+        grants = try container.decodeGrants(forKey: .grants)
+        chainId = try container.decode(String.self, forKey: .chainId)
+        expiresAt = try container.decode(String.self, forKey: .expiresAt)
+        revokedAt = try container.decodeIfPresent(String.self, forKey: .revokedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sessionId, forKey: .sessionId)
+        try container.encode(walletId, forKey: .walletId)
+        try container.encode(signerAddress, forKey: .signerAddress)
+        try container.encodeGrants(grants, forKey: .grants)
+        try container.encode(chainId, forKey: .chainId)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(revokedAt, forKey: .revokedAt)
     }
 }
 

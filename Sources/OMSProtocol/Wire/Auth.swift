@@ -4,8 +4,9 @@ public struct CommitVerifierRequest: Codable, Hashable, Sendable {
     public var identityType: IdentityType
     public var authMode: AuthMode
     public var metadata: [String: String]
-    public var handle: String
-    public init(identityType: IdentityType, authMode: AuthMode, metadata: [String: String], handle: String) {
+    /// Optional in the schema: for an email code the address may come in `metadata.email` instead.
+    public var handle: String?
+    public init(identityType: IdentityType, authMode: AuthMode, metadata: [String: String], handle: String?) {
         self.identityType = identityType
         self.authMode = authMode
         self.metadata = metadata

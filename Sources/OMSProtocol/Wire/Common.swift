@@ -113,6 +113,35 @@ public struct Grant: Codable, Hashable, Sendable {
     }
 }
 
+/// `Grants {entries}`: how the official schema wraps a list of grants wherever it travels
+/// (AuthorizeRemoteAccess, CredentialInfo, RemoteSession).
+public struct Grants: Codable, Hashable, Sendable {
+    public var entries: [Grant]
+    public init(entries: [Grant]) { self.entries = entries }
+}
+
+extension KeyedDecodingContainer {
+    /// Grants as the schema sends them (`{entries: [...]}`), or as a bare array, the form walletops
+    /// used before it followed the schema, so older walletops clients keep working.
+    func decodeGrants(forKey key: Key) throws -> [Grant] {
+        if let wrapped = try? decode(Grants.self, forKey: key) { return wrapped.entries }
+        return try decode([Grant].self, forKey: key)
+    }
+
+    func decodeGrantsIfPresent(forKey key: Key) throws -> [Grant]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeGrants(forKey: key)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Grants always leave wrapped, as the schema has them.
+    mutating func encodeGrants(_ grants: [Grant]?, forKey key: Key) throws {
+        guard let grants else { return }
+        try encode(Grants(entries: grants), forKey: key)
+    }
+}
+
 /// A credential that may act for a wallet: a direct credential, or a remote one bound to a session.
 public struct CredentialInfo: Codable, Hashable, Sendable {
     public var credentialId: String
@@ -139,6 +168,34 @@ public struct CredentialInfo: Codable, Hashable, Sendable {
         self.expiresAt = expiresAt
         self.isCaller = isCaller
         self.revokedAt = revokedAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case credentialId, sessionId, type, metadata, grants, expiresAt, isCaller, revokedAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        credentialId = try container.decode(String.self, forKey: .credentialId)
+        sessionId = try container.decodeIfPresent(String.self, forKey: .sessionId)
+        type = try container.decode(CredentialType.self, forKey: .type)
+        metadata = try container.decodeIfPresent(CredentialMetadata.self, forKey: .metadata)
+        grants = try container.decodeGrantsIfPresent(forKey: .grants)
+        expiresAt = try container.decode(String.self, forKey: .expiresAt)
+        isCaller = try container.decode(Bool.self, forKey: .isCaller)
+        revokedAt = try container.decodeIfPresent(String.self, forKey: .revokedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(credentialId, forKey: .credentialId)
+        try container.encodeIfPresent(sessionId, forKey: .sessionId)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(metadata, forKey: .metadata)
+        try container.encodeGrants(grants, forKey: .grants)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encode(isCaller, forKey: .isCaller)
+        try container.encodeIfPresent(revokedAt, forKey: .revokedAt)
     }
 }
 

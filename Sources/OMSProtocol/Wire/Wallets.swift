@@ -16,13 +16,32 @@ public struct ListWalletsResponse: Codable, Hashable, Sendable {
 }
 
 /// `Waas/CreateWallet {networkFamily, reference?}` -> `{wallet}` (the SDK never sends `type`).
+///
+/// Both kinds are optional in the schema: newer clients send `networkFamily`, older ones `type`; a
+/// request with neither creates an Ethereum (EVM) wallet, the schema's first kind.
 public struct CreateWalletRequest: Codable, Hashable, Sendable {
-    public var networkFamily: NetworkFamily
+    public var type: WalletType?
+    public var networkFamily: NetworkFamily?
+    /// `eoa` or `smart-wallet`; this core makes externally owned accounts only.
+    public var implementation: String?
     public var reference: String?
     public init(networkFamily: NetworkFamily, reference: String? = nil) {
         self.networkFamily = networkFamily
         self.reference = reference
     }
+
+    public init(
+        type: WalletType? = nil, networkFamily: NetworkFamily? = nil, implementation: String? = nil,
+        reference: String? = nil
+    ) {
+        self.type = type
+        self.networkFamily = networkFamily
+        self.implementation = implementation
+        self.reference = reference
+    }
+
+    /// The family asked for: `networkFamily`, else the family of `type`, else EVM.
+    public var resolvedNetworkFamily: NetworkFamily { networkFamily ?? type?.networkFamily ?? .evm }
 }
 
 /// `{wallet}` replies of CreateWallet, UseWallet and ImportWallet.

@@ -4,7 +4,7 @@ import OMSProtocol
 import WalletCrypto
 
 /// `walletops-bench core`: requests per second the core answers for CreateWallet, ListWallets (a page
-/// of 50) and GetIDToken, embedded (in-process transport) and served over HTTP, with 8 concurrent clients,
+/// of 50), GetIDToken, SignMessage and an owner's Prepare + Execute, embedded (in-process transport) and served over HTTP, with 8 concurrent clients,
 /// beside the per-request floor: the crypto every such request cannot avoid, measured in the same run.
 enum CoreBench {
     static let clientCount = 8
@@ -44,6 +44,10 @@ enum CoreBench {
             switch method {
             case .createWallet: return request + secp256k1KeyAndAddress
             case .getIDToken: return request + tokenSignature
+            // Two signed requests, and a secp256k1 signature: at least the key's cost again.
+            case .execute: return 2 * request + secp256k1KeyAndAddress
+            // The wallet's secp256k1 signature costs at least what deriving a key does.
+            case .signMessage: return request + secp256k1KeyAndAddress
             default: return request
             }
         }
@@ -156,6 +160,27 @@ enum CoreBench {
                     { client in
                         _ = try await client.call(
                             .getIDToken, GetIDTokenRequest(walletId: wallet), as: GetIDTokenResponse.self)
+                    }
+                ),
+                (
+                    .signMessage, "SignMessage (EIP-191)",
+                    { client in
+                        _ = try await client.call(
+                            .signMessage, SignMessageRequest(network: "80002", walletId: wallet, message: "bench"),
+                            as: SignMessageResponse.self)
+                    }
+                ),
+                (
+                    .execute, "Prepare + Execute (owner, 2 requests)",
+                    { client in
+                        let prepared = try await client.call(
+                            .prepareEthereumTransaction,
+                            PrepareEthereumTransactionRequest(
+                                walletId: wallet, network: "80002", to: "0x1111111111111111111111111111111111111111",
+                                value: "1"),
+                            as: PrepareResponse.self)
+                        _ = try await client.call(
+                            .execute, ExecuteRequest(txnId: prepared.txnId), as: TransactionStatusResponse.self)
                     }
                 ),
             ]
