@@ -94,6 +94,10 @@ struct RunExecution {
             if let reportPath { context.standardOutput.writeLine("report: \(reportPath)") }
         }
         switch summary.status {
+        case .interrupted where summary.stoppedUnavailable:
+            context.standardError.writeLine(
+                "Error: \(prepared.redactor.redact(summary.reason ?? "a service is unreachable")); run \(handle.runID) "
+                    + "stopped with its checkpoints saved. Resume when it is back with:\n  \(resumeCommand)")
         case .interrupted:
             context.standardError.writeLine(
                 "run \(handle.runID) interrupted; its checkpoints are saved. Resume with:\n  \(resumeCommand)")
