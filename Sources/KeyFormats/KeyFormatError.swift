@@ -75,6 +75,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case missingPassword
         /// The keystore's scrypt parameters need more memory than allowed.
         case scryptMemoryLimit
+        /// The keystore's KDF asks for more work than the cap (scrypt n·r·p, PBKDF2 rounds).
+        case kdfCostLimit
         /// The keystore's address field is not the decrypted key's address.
         case addressMismatch
         /// The key's address is not the expected_address given.
@@ -98,7 +100,7 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
             case .missingColumn, .duplicateColumn, .missingHeader, .raggedRow, .unterminatedQuote, .malformedQuote,
                 .fieldTooLong, .malformedJSON, .unsupportedKeystore, .invalidKeystoreParameter:
                 .format
-            case .wrongPassword, .missingPassword, .scryptMemoryLimit: .decryption
+            case .wrongPassword, .missingPassword, .scryptMemoryLimit, .kdfCostLimit: .decryption
             case .addressMismatch, .expectedAddressMismatch: .mismatch
             case .duplicateKey: .duplicate
             case .readFailed, .fileTooLarge, .notAFile: .io

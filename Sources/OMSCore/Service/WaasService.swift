@@ -64,6 +64,15 @@ public final class WaasService: WaasRequestHandler {
         encode: @escaping @Sendable (Response) throws -> [UInt8] = { try WaasClient.encodeBody($0) }
     ) -> Method {
         { service, call, bytes in
+            // JSONDecoder keeps one of two members of the same name and nests as deep as it is sent: the
+            // strict parser first, which refuses both (and invalid UTF-8) at a byte offset.
+            if !bytes.isEmpty {
+                do {
+                    _ = try JSONValue.parse(bytes, maxDepth: Self.maxBodyDepth)
+                } catch {
+                    throw WaasError(.invalidRequest, "body: \(error)")
+                }
+            }
             let request: Request
             do {
                 request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
@@ -81,6 +90,9 @@ public final class WaasService: WaasRequestHandler {
     }
 
     static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
+
+    /// The deepest nesting a request body may have; the deepest request of the protocol has five levels.
+    static let maxBodyDepth = 32
 
     /// Like ``method(_:encode:)`` for a request with a fast reader of its own (`parse`, nil for anything
     /// not well formed): a body it refuses goes through the ordinary decoder, whose errors name the field.
