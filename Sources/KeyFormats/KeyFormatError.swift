@@ -45,6 +45,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case keypairMismatch
         /// The reference is longer than 128 UTF-8 bytes.
         case referenceTooLong
+        /// The reference holds a control character (NUL included).
+        case invalidReference
         /// The type cell is not ethereum/evm/solana, or there is no type at all.
         case unknownType
         /// The expected address is not an address of the key's type.
@@ -94,7 +96,7 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         public var errorClass: ErrorClass {
             switch self {
             case .emptyKey, .wrongLength, .notHex, .notBase58, .ambiguousBase58, .notRawBytes, .zeroKey,
-                .keyOutOfRange, .invalidKey, .keypairMismatch, .referenceTooLong, .unknownType,
+                .keyOutOfRange, .invalidKey, .keypairMismatch, .referenceTooLong, .invalidReference, .unknownType,
                 .invalidExpectedAddress:
                 .validation
             case .missingColumn, .duplicateColumn, .missingHeader, .raggedRow, .unterminatedQuote, .malformedQuote,

@@ -41,4 +41,20 @@ import WalletCrypto
                 "\(String(describing: invalid))")
         }
     }
+
+    @Test func aControlCharacterInAReferenceIsRefused() async throws {
+        try await CoreFixture.with { core in
+            let (client, _) = try await core.signIn()
+            let single = try await core.error(
+                client, .createWallet, CreateWalletRequest(networkFamily: .evm, reference: "a\u{0}b"))
+            #expect(single?.code == .invalidRequest)
+            #expect(single?.message == "reference holds the control character U+0000 at byte 1")
+            let batch = try await core.error(
+                client, .createWallets, CreateWalletsRequest(networkFamily: .evm, references: ["ok", "tab\there"]))
+            #expect(batch?.message == "references[1] holds the control character U+0009 at byte 3")
+            // Nothing was stored.
+            let list = try await client.call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self)
+            #expect(list.wallets.isEmpty)
+        }
+    }
 }

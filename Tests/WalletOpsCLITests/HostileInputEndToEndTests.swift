@@ -53,4 +53,35 @@ import Testing
                 "latin1.yaml:4:6: error: the playbook file is not UTF-8 text: byte 69 (0xE9) is not valid UTF-8"),
             "\(result)")
     }
+
+    @Test func aPrivateKeyAsAClaimValueIsRefusedWithoutEchoingIt() throws {
+        let key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        let space = try PlaybookWorkspace()
+        for value in [key, "0x" + key] {
+            let result = try space.run(["token", "issue", "--wallet", "wal_x", "--claim", "n=\(value)"])
+            #expect(result.status == 64, "\(result)")
+            #expect(
+                result.standardError.hasPrefix(
+                    "Error: the value of '--claim n=...' looks like a private key; keys are never accepted"),
+                "\(result)")
+            #expect(!result.standardError.contains(key) && !result.standardOutput.contains(key))
+        }
+    }
+
+    /// A CSV error that ends the whole file fails the import's one item: its reason is printed after the
+    /// summary, not only in the report.
+    @Test func wholeFileCSVErrorsArePrintedWhereTheOperatorLooks() throws {
+        let world = try JobsEndToEndTests.JobsWorld(served: false)
+        let key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        try Data("private_key,reference\n\"\(key),a\n".utf8).write(to: URL(fileURLWithPath: world.path("open.csv")))
+        let result = try world.run(
+            "jobs/import-keys.yaml", ["input": world.path("open.csv"), "format": "hex-csv", "type": "ethereum"])
+        #expect(result.status == 1, "\(result)")
+        #expect(
+            result.standardError.contains(
+                "failed: step 'import': input \(world.path("open.csv")): \(world.path("open.csv")):2: a quoted field "
+                    + "opened in the record starting here is never closed before the end of the file"),
+            "\(result)")
+        #expect(!result.standardError.contains(key) && !result.standardOutput.contains(key))
+    }
 }

@@ -39,10 +39,19 @@ extension WaasService {
 
     static func validateReference(_ reference: String?) throws(WaasError) {
         guard let reference else { return }
-        guard reference.utf8.count <= maxReferenceBytes else {
-            throw WaasError(
-                .invalidRequest, "reference is \(reference.utf8.count) bytes; at most \(maxReferenceBytes) UTF-8 bytes")
+        if let problem = referenceProblem(reference) { throw WaasError(.invalidRequest, "reference " + problem) }
+    }
+
+    /// What is wrong with a reference, nil when nothing: more than ``maxReferenceBytes`` UTF-8 bytes, or a
+    /// control character (U+0000-U+001F, U+007F), which a C string, a CSV or a terminal would cut or
+    /// misread; the NUL of issue 28 was stored.
+    static func referenceProblem(_ reference: String) -> String? {
+        let count = reference.utf8.count
+        guard count <= maxReferenceBytes else { return "is \(count) bytes; at most \(maxReferenceBytes) UTF-8 bytes" }
+        for (offset, byte) in reference.utf8.enumerated() where byte < 0x20 || byte == 0x7f {
+            return "holds the control character U+" + String(format: "%04X", byte) + " at byte \(offset)"
         }
+        return nil
     }
 
     func walletPage(_ db: SQLiteDatabase, account: String, page: Page?) throws -> ListWalletsResponse {
