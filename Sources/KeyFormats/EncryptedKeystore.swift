@@ -32,10 +32,11 @@ public struct EncryptedKeystore: Sendable {
     /// The most PBKDF2-HMAC-SHA256 rounds accepted: 8 times the 262,144 of the usual writers, so a hostile
     /// file cannot pin a core (docs/key-formats.md "Cost caps").
     public static let maximumPBKDF2Iterations = 1 << 21
-    /// The most scrypt work accepted, n·r·p (the salsa20/8 block mixes ROMix does, up to a factor 2r·2):
-    /// twice geth's standard n = 2^18, r = 8, p = 1, so a file cannot make the import spin for minutes
-    /// with a small n and a huge p that the memory bound alone lets through (docs/key-formats.md).
-    public static let maximumScryptWork = 1 << 22
+    /// The most scrypt work accepted, n·r·p (ROMix does 2·n·r·p salsa20/8 block mixes): four times geth's
+    /// standard n = 2^18, r = 8, p = 1, the strongest common setting n = 2^20, r = 8 included, so a file
+    /// cannot make the import spin for minutes with a small n and a huge p that the memory bound alone
+    /// lets through (docs/key-formats.md "Cost caps").
+    public static let maximumScryptWork = 1 << 23
 
     /// The layout.
     public let version: Version

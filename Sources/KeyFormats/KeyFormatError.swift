@@ -45,7 +45,7 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case keypairMismatch
         /// The reference is longer than 128 UTF-8 bytes.
         case referenceTooLong
-        /// The reference holds a control character (NUL included).
+        /// The reference holds a NUL byte.
         case invalidReference
         /// The type cell is not ethereum/evm/solana, or there is no type at all.
         case unknownType

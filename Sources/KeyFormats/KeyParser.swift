@@ -51,8 +51,8 @@ public enum KeyParser {
         }
     }
 
-    /// Refuses a reference longer than ``maximumReferenceBytes`` UTF-8 bytes or holding a control
-    /// character (U+0000-U+001F, U+007F; the core refuses them too).
+    /// Refuses a reference longer than ``maximumReferenceBytes`` UTF-8 bytes or holding a NUL byte (the
+    /// core refuses both).
     ///
     /// - Throws: `KeyFormatError` `.referenceTooLong` or `.invalidReference` (class `validation`).
     public static func validateReference(_ reference: String) throws(KeyFormatError) {
@@ -62,10 +62,10 @@ public enum KeyParser {
                 .referenceTooLong,
                 "the reference is \(count) UTF-8 bytes, more than the \(maximumReferenceBytes) allowed")
         }
-        for (offset, byte) in reference.utf8.enumerated() where byte < 0x20 || byte == 0x7f {
+        for (offset, byte) in reference.utf8.enumerated() where byte == 0 {
             throw KeyFormatError(
                 .invalidReference,
-                "the reference holds the control character U+" + String(format: "%04X", byte) + " at byte \(offset)")
+                "the reference holds a NUL byte at byte \(offset)")
         }
     }
 

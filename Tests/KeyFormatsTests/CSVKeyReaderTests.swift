@@ -219,14 +219,14 @@ import WalletCrypto
         #expect(try records[2].result.get().address == other.address)
     }
 
-    @Test func aControlCharacterInAReferenceRefusesItsRow() throws {
+    @Test func aNULByteInAReferenceRefusesItsRow() throws {
         let dir = try TestDirectory()
         defer { dir.remove() }
         let key = Self.hexKey()
         let records = try Self.readAll(dir.write("nul.csv", "private_key,reference\n\(key.hex),a\u{0}b\n"))
         expectRefusal(
             records.first?.result.failure, code: .invalidReference, errorClass: .validation, secretForms: [key.hex])
-        #expect(records.first?.result.failure?.reason == "the reference holds the control character U+0000 at byte 1")
+        #expect(records.first?.result.failure?.reason == "the reference holds a NUL byte at byte 1")
     }
 
     @Test func oversizeKeyCellRefusesItsRow() throws {

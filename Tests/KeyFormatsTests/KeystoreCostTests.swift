@@ -39,18 +39,19 @@ import Testing
         #expect(
             error?.reason
                 == "scrypt n = \(n), r = \(r), p = \(p) asks for n·r·p = \(n * r * p) units of work, above the cap of "
-                + "4194304; refused before any work", "\(String(describing: error))")
+                + "8388608; refused before any work", "\(String(describing: error))")
         // Parsing only: the refused derivation took 27 s and 71 s.
         #expect(took < .milliseconds(100), "took \(took)")
     }
 
     @Test func theCommonWritersAreWithinTheCaps() throws {
-        // geth's standard and light costs, and the n = 2^18, r = 1, p = 8 of other writers.
-        for (n, r, p) in [(1 << 18, 8, 1), (1 << 12, 8, 6), (1 << 18, 1, 8), (1 << 19, 8, 1)] {
+        // geth's standard and light costs, the n = 2^18, r = 1, p = 8 of other writers, and n = 2^20, r = 8.
+        for (n, r, p) in [(1 << 18, 8, 1), (1 << 12, 8, 6), (1 << 18, 1, 8), (1 << 20, 8, 1)] {
             let keystore = try EncryptedKeystore(json: Self.scrypt(n: n, r: r, p: p))
             #expect(keystore.kdf == .scrypt(n: n, r: r, p: p))
         }
-        #expect(Self.refusal(Self.scrypt(n: 1 << 20, r: 8, p: 1))?.code == .kdfCostLimit)
+        #expect(Self.refusal(Self.scrypt(n: 1 << 21, r: 8, p: 1))?.code == .kdfCostLimit)
+        #expect(Self.refusal(Self.scrypt(n: 1 << 20, r: 8, p: 2))?.code == .kdfCostLimit)
     }
 
     @Test func overflowingParametersAreRefused() {

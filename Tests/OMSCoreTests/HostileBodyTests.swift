@@ -31,7 +31,9 @@ import WalletCrypto
             let took = try await clock.measure { nested = try await refusal(.listWallets, deep) }
             #expect(nested?.code == .invalidRequest)
             #expect(nested?.message == "body: JSON: nesting deeper than 32 at byte offset 39")
-            #expect(took < .seconds(1), "took \(took)")
+            // Timed in process only: over HTTP a loaded 2-core machine adds the 200 KB upload's own time.
+            if kind == .inProcess { #expect(took < .seconds(1), "took \(took)") }
+            print("\(kind): a \(levels)-level body refused in \(took)")
 
             let latin1 = Array(#"{"walletId":"caf"#.utf8) + [0xE9] + Array(#""}"#.utf8)
             let invalid = try await refusal(.useWallet, latin1)
@@ -42,16 +44,16 @@ import WalletCrypto
         }
     }
 
-    @Test func aControlCharacterInAReferenceIsRefused() async throws {
+    @Test func aNULByteInAReferenceIsRefused() async throws {
         try await CoreFixture.with { core in
             let (client, _) = try await core.signIn()
             let single = try await core.error(
                 client, .createWallet, CreateWalletRequest(networkFamily: .evm, reference: "a\u{0}b"))
             #expect(single?.code == .invalidRequest)
-            #expect(single?.message == "reference holds the control character U+0000 at byte 1")
+            #expect(single?.message == "reference holds a NUL byte at byte 1")
             let batch = try await core.error(
-                client, .createWallets, CreateWalletsRequest(networkFamily: .evm, references: ["ok", "tab\there"]))
-            #expect(batch?.message == "references[1] holds the control character U+0009 at byte 3")
+                client, .createWallets, CreateWalletsRequest(networkFamily: .evm, references: ["ok", "nul\u{0}"]))
+            #expect(batch?.message == "references[1] holds a NUL byte at byte 3")
             // Nothing was stored.
             let list = try await client.call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self)
             #expect(list.wallets.isEmpty)

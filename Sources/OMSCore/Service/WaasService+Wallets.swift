@@ -43,13 +43,12 @@ extension WaasService {
     }
 
     /// What is wrong with a reference, nil when nothing: more than ``maxReferenceBytes`` UTF-8 bytes, or a
-    /// control character (U+0000-U+001F, U+007F), which a C string, a CSV or a terminal would cut or
-    /// misread; the NUL of issue 28 was stored.
+    /// NUL byte, which a C string would cut (issue 28: it was stored).
     static func referenceProblem(_ reference: String) -> String? {
         let count = reference.utf8.count
         guard count <= maxReferenceBytes else { return "is \(count) bytes; at most \(maxReferenceBytes) UTF-8 bytes" }
-        for (offset, byte) in reference.utf8.enumerated() where byte < 0x20 || byte == 0x7f {
-            return "holds the control character U+" + String(format: "%04X", byte) + " at byte \(offset)"
+        for (offset, byte) in reference.utf8.enumerated() where byte == 0 {
+            return "holds a NUL byte at byte \(offset)"
         }
         return nil
     }
