@@ -10,6 +10,23 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
+/// libFuzzer's driver (in the `-sanitize=fuzzer` runtime, LLVM 11 and later).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// The executable's entry: SwiftPM links an executable target's `main` to `<module>_main`, so libFuzzer's
+/// own `main` is not used; this one hands the arguments to libFuzzer's driver.
+@_cdecl("walletops_fuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+}
+
 enum FuzzEntry {
     static let target: @Sendable ([UInt8]) -> Void = {
         let name = ProcessInfo.processInfo.environment["WALLETOPS_FUZZ_TARGET"] ?? ""
