@@ -133,6 +133,41 @@ import Glibc
         print("the job exited after its core died in \(took.map { secondsText($0) })")
     }
 
+    /// How long the import may take to exit after its core dies: its pipeline retries a batch on its own
+    /// before the step's policy (about 8 s measured), the rest margin.
+    static let importExitBound: Duration = .seconds(30)
+
+    /// The import job too (it hung in 4 of 9 tries): 60,000 keys against a served core SIGKILLed 2 s in.
+    @Test func importExitsWhenTheServedCoreIsKilled() throws {
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        guard let server = world.server else { throw TestFailure("no served core") }
+        var text = "private_key\n"
+        for _ in 0..<60_000 {
+            text += (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() + "\n"
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: world.path("keys.csv")))
+        let arguments = [
+            "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml").path, "--home",
+            world.home.path, "--core", server.baseURL.absoluteString, "--var", "input=\(world.path("keys.csv"))",
+            "--var", "format=hex-csv", "--var", "type=ethereum", "--var",
+            "attestation_root=\(world.home.appendingPathComponent("attestation-root.pem").path)",
+        ]
+        let job = try Job(arguments, in: world.scratch)
+        usleep(2_000_000)  // the import is under way: its first batches are in flight
+        try #require(job.process.isRunning, "the import ended before the kill: \(job.standardError)")
+        #expect(server.stop(signal: SIGKILL) == SIGKILL)
+        guard let elapsed = job.waitForExit(within: Self.importExitBound) else {
+            Issue.record("the import was still running \(Self.importExitBound) after its core died")
+            return
+        }
+        #expect(job.process.terminationStatus == 75, "\(job.standardError)")
+        #expect(job.standardError.contains("is unreachable"), "\(job.standardError)")
+        let again = try BuiltBinary.run(arguments)
+        #expect(again.status == 75, "\(again)")
+        #expect(!again.standardError.contains("locked"), "\(again)")
+        print("the import exited \(secondsText(elapsed)) after its core died")
+    }
+
     /// SIGTERM is answered within the grace period while batches are in flight: exit 75, resumable, the
     /// lock released.
     @Test func sigtermIsAnsweredWithinTheGracePeriod() throws {
