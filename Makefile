@@ -13,11 +13,11 @@ TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo
 # CPU per key than four; built for Haswell, eight lanes took 1.4-1.75x the time of four (docs/bench.md).
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU)) \
 	$(if $(filter skylake-avx512,$(TARGET_CPU)),-Xswiftc -DED25519_EIGHT_LANES)
-FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources
+FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources fuzz/Sources ctcheck/Sources
 # Debug builds compile scrypt's kernel with optimization too (Package.swift, scryptKernelSettings).
 export WALLETOPS_OPTIMIZE_SCRYPT_KERNEL = 1
 
-.PHONY: all bootstrap build test demo bench bench-micro format format-check clean
+.PHONY: all bootstrap build test demo bench bench-micro fuzz fuzz-replay ct-check format format-check clean
 
 all: build
 
@@ -57,6 +57,24 @@ bench: bootstrap
 bench-micro: bootstrap
 	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
 	scripts/bench-micro.sh
+
+## make fuzz: each parser of outside input under libFuzzer for FUZZ_SECONDS (default 20) seconds, seeded
+## from fuzz/corpus (scripts/fuzz.sh; issue 28). A longer campaign: make fuzz FUZZ_SECONDS=3600.
+fuzz: bootstrap
+	$(SWIFT) build --build-path .build/fuzz --product walletops-fuzz -Xswiftc -sanitize=fuzzer \
+		-Xswiftc -DFUZZING $(SWIFT_FLAGS)
+	scripts/fuzz.sh
+
+## make fuzz-replay: the seeds and kept crash inputs through every target, without libFuzzer (seconds).
+fuzz-replay: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS) --product walletops-fuzz
+	for target in $$(ls fuzz/corpus); do .build/debug/walletops-fuzz $$target fuzz/corpus/$$target || exit 1; done
+
+## make ct-check: the Ed25519 derivation and ROMix under valgrind memcheck with their secrets marked
+## undefined (scripts/ct-check.sh; issue 28). Needs valgrind.
+ct-check: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS) --product walletops-ctcheck
+	scripts/ct-check.sh
 
 format:
 	$(SWIFT) format -i -r $(FORMAT_PATHS)

@@ -67,6 +67,18 @@ let package = Package(
             name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
             path: "bench/Sources/walletops-bench"),
 
+        // Fuzz targets for the parsers of outside input: libFuzzer with `make fuzz` (-sanitize=fuzzer
+        // -DFUZZING), otherwise a replayer of the seeds in fuzz/corpus (issue 28).
+        .executableTarget(
+            name: "walletops-fuzz", dependencies: ["WalletCrypto", "KeyFormats", "Playbook", "OMSProtocol"],
+            path: "fuzz/Sources/walletops-fuzz"),
+
+        // The constant-time check (`make ct-check`): memcheck's client requests, and the cases run under it.
+        .systemLibrary(name: "CValgrind", path: "Sources/CValgrind", providers: [.apt(["valgrind"])]),
+        .executableTarget(
+            name: "walletops-ctcheck", dependencies: ["CValgrind", "WalletCrypto", "ScryptKernel"],
+            path: "ctcheck/Sources/walletops-ctcheck"),
+
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "ScryptKernel", "TestSupport"]),

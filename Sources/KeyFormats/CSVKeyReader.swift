@@ -247,6 +247,14 @@ public final class CSVKeyReader {
                 case 0x22 where state == .fieldStart:  // opening quote
                     fieldWasQuoted = true
                     state = .quoted
+                case 0x22:  // a quote inside an unquoted field (RFC 4180 allows none)
+                    if problem == nil {
+                        problem = KeyFormatError(
+                            .malformedQuote,
+                            "field \(fieldIndex + 1) has a quote inside an unquoted field "
+                                + "(quote the whole field and write \"\" for a quote)")
+                    }
+                    append(byte, isHeader)
                 case 0x2C:  // comma
                     endField(isHeader)
                     state = .fieldStart
@@ -257,8 +265,8 @@ public final class CSVKeyReader {
                 default:
                     append(byte, isHeader)
                     state = .unquoted
-                    // The rest of an unquoted field up to its comma or line break, in one step: no quote
-                    // or line break in it, so state and line count stay as they are.
+                    // The rest of an unquoted field up to its comma, line break or quote, in one step: no
+                    // quote or line break in it, so state and line count stay as they are.
                     if !isHeader && pushback.isEmpty { appendRun(input.unquotedRun()) }
                 }
             case .quoted:

@@ -27,8 +27,16 @@ public struct EncryptedKeystore: Sendable {
 
     /// Keystore files larger than this are refused before parsing (real ones are under 1 KiB).
     public static let maximumFileBytes = 64 * 1024
-    /// The most PBKDF2 rounds accepted, so a hostile file cannot pin a core for hours.
-    public static let maximumPBKDF2Iterations = 10_000_000
+    /// The deepest nesting of a keystore's JSON; real ones have three levels.
+    public static let maximumDepth = 8
+    /// The most PBKDF2-HMAC-SHA256 rounds accepted: 8 times the 262,144 of the usual writers, so a hostile
+    /// file cannot pin a core (docs/key-formats.md "Cost caps").
+    public static let maximumPBKDF2Iterations = 1 << 21
+    /// The most scrypt work accepted, n·r·p (ROMix does 2·n·r·p salsa20/8 block mixes): four times geth's
+    /// standard n = 2^18, r = 8, p = 1, the strongest common setting n = 2^20, r = 8 included, so a file
+    /// cannot make the import spin for minutes with a small n and a huge p that the memory bound alone
+    /// lets through (docs/key-formats.md "Cost caps").
+    public static let maximumScryptWork = 1 << 23
 
     /// The layout.
     public let version: Version
@@ -68,6 +76,13 @@ public struct EncryptedKeystore: Sendable {
     /// - Throws: `KeyFormatError` `.malformedJSON`, `.unsupportedKeystore` (version, cipher, KDF or
     ///   PRF not supported) or `.invalidKeystoreParameter` (a missing or out-of-range field).
     public init(json: Data) throws(KeyFormatError) {
+        // JSONSerialization keeps one of two members of the same name and has no depth bound of ours: the
+        // strict parser first, which refuses both (and invalid UTF-8) at a byte offset.
+        do {
+            _ = try JSONValue.parse(json, maxDepth: Self.maximumDepth)
+        } catch {
+            throw KeyFormatError(.malformedJSON, "not a keystore: \(error)")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: json), let root = object as? [String: Any] else {
             throw KeyFormatError(.malformedJSON, "not a keystore: the file is not a JSON object")
         }
@@ -104,6 +119,14 @@ public struct EncryptedKeystore: Sendable {
                     .invalidKeystoreParameter,
                     "scrypt parameters n = \(n), r = \(r), p = \(p) are invalid (n a power of two > 1, r * p < 2^30)")
             }
+            let (nr, o1) = n.multipliedReportingOverflow(by: r)
+            let (work, o2) = nr.multipliedReportingOverflow(by: p)
+            guard !o1, !o2, work <= Self.maximumScryptWork else {
+                throw KeyFormatError(
+                    .kdfCostLimit,
+                    "scrypt n = \(n), r = \(r), p = \(p) asks for n·r·p = \(o1 || o2 ? "more than 2^63" : String(work)) "
+                        + "units of work, above the cap of \(Self.maximumScryptWork); refused before any work")
+            }
             kdf = .scrypt(n: n, r: r, p: p)
         case "pbkdf2":
             let prf = try params.string("prf")
@@ -111,10 +134,14 @@ public struct EncryptedKeystore: Sendable {
                 throw KeyFormatError(.unsupportedKeystore, "unsupported PBKDF2 prf \(prf); expected hmac-sha256")
             }
             let c = try params.requiredInteger("c")
-            guard (1...Self.maximumPBKDF2Iterations).contains(c) else {
+            guard c >= 1 else {
+                throw KeyFormatError(.invalidKeystoreParameter, "PBKDF2 iteration count \(c) is below 1")
+            }
+            guard c <= Self.maximumPBKDF2Iterations else {
                 throw KeyFormatError(
-                    .invalidKeystoreParameter,
-                    "PBKDF2 iteration count \(c) is outside 1...\(Self.maximumPBKDF2Iterations)")
+                    .kdfCostLimit,
+                    "PBKDF2 iteration count \(c) is above the cap of \(Self.maximumPBKDF2Iterations); refused before any work"
+                )
             }
             kdf = .pbkdf2(iterations: c)
         case let other:

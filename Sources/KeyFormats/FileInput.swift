@@ -63,7 +63,7 @@ final class FileInput {
         return byte
     }
 
-    /// Hands out the bytes from the current position up to (not including) the first comma, LF or CR
+    /// Hands out the bytes from the current position up to (not including) the first comma, LF, CR or quote
     /// in the buffer, or to the buffer's end; empty when the next byte is one of those or the buffer is
     /// used up (``next()`` then refills). The bytes stay valid until the next call on this input.
     ///
@@ -75,7 +75,7 @@ final class FileInput {
         var end = start
         while end < filled {
             let byte = buffer[end]
-            if byte == 0x2C || byte == 0x0A || byte == 0x0D { break }
+            if byte == 0x2C || byte == 0x0A || byte == 0x0D || byte == 0x22 { break }
             end += 1
         }
         position = end

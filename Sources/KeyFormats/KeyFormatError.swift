@@ -45,6 +45,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case keypairMismatch
         /// The reference is longer than 128 UTF-8 bytes.
         case referenceTooLong
+        /// The reference holds a NUL byte.
+        case invalidReference
         /// The type cell is not ethereum/evm/solana, or there is no type at all.
         case unknownType
         /// The expected address is not an address of the key's type.
@@ -75,6 +77,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case missingPassword
         /// The keystore's scrypt parameters need more memory than allowed.
         case scryptMemoryLimit
+        /// The keystore's KDF asks for more work than the cap (scrypt n·r·p, PBKDF2 rounds).
+        case kdfCostLimit
         /// The keystore's address field is not the decrypted key's address.
         case addressMismatch
         /// The key's address is not the expected_address given.
@@ -92,13 +96,13 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         public var errorClass: ErrorClass {
             switch self {
             case .emptyKey, .wrongLength, .notHex, .notBase58, .ambiguousBase58, .notRawBytes, .zeroKey,
-                .keyOutOfRange, .invalidKey, .keypairMismatch, .referenceTooLong, .unknownType,
+                .keyOutOfRange, .invalidKey, .keypairMismatch, .referenceTooLong, .invalidReference, .unknownType,
                 .invalidExpectedAddress:
                 .validation
             case .missingColumn, .duplicateColumn, .missingHeader, .raggedRow, .unterminatedQuote, .malformedQuote,
                 .fieldTooLong, .malformedJSON, .unsupportedKeystore, .invalidKeystoreParameter:
                 .format
-            case .wrongPassword, .missingPassword, .scryptMemoryLimit: .decryption
+            case .wrongPassword, .missingPassword, .scryptMemoryLimit, .kdfCostLimit: .decryption
             case .addressMismatch, .expectedAddressMismatch: .mismatch
             case .duplicateKey: .duplicate
             case .readFailed, .fileTooLarge, .notAFile: .io

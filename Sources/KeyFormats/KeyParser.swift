@@ -51,15 +51,21 @@ public enum KeyParser {
         }
     }
 
-    /// Refuses a reference longer than ``maximumReferenceBytes`` UTF-8 bytes.
+    /// Refuses a reference longer than ``maximumReferenceBytes`` UTF-8 bytes or holding a NUL byte (the
+    /// core refuses both).
     ///
-    /// - Throws: `KeyFormatError` `.referenceTooLong` (class `validation`).
+    /// - Throws: `KeyFormatError` `.referenceTooLong` or `.invalidReference` (class `validation`).
     public static func validateReference(_ reference: String) throws(KeyFormatError) {
         let count = reference.utf8.count
         guard count <= maximumReferenceBytes else {
             throw KeyFormatError(
                 .referenceTooLong,
                 "the reference is \(count) UTF-8 bytes, more than the \(maximumReferenceBytes) allowed")
+        }
+        for (offset, byte) in reference.utf8.enumerated() where byte == 0 {
+            throw KeyFormatError(
+                .invalidReference,
+                "the reference holds a NUL byte at byte \(offset)")
         }
     }
 

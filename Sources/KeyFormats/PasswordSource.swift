@@ -108,6 +108,12 @@ public struct PasswordMap: Sendable {
         func resolve(_ file: String) -> String { file.hasPrefix("/") ? file : DirectoryListing.join(base, file) }
         var entries: [String: Entry] = [:]
         if path.lowercased().hasSuffix(".json") {
+            // Strict first: two entries for one file would otherwise be resolved by JSONSerialization's choice.
+            do {
+                _ = try JSONValue.parse(bytes, maxDepth: 4)
+            } catch {
+                throw KeyFormatError(.malformedJSON, "the password map is not JSON: \(error)", file: path)
+            }
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
                 throw KeyFormatError(.malformedJSON, "the password map is not a JSON object", file: path)
             }

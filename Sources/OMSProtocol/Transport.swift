@@ -63,9 +63,13 @@ public protocol WaasTransport: Sendable {
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// Whether the request may have reached the service (the answer was lost): the outcome is in doubt.
     public var mayHaveBeenDelivered: Bool
+    /// Whether the service could not be reached at all (refused, no such host): nothing was sent, and
+    /// trying again soon is unlikely to help until the service is back.
+    public var isUnreachable: Bool
     public var message: String
-    public init(mayHaveBeenDelivered: Bool, message: String) {
+    public init(mayHaveBeenDelivered: Bool, isUnreachable: Bool = false, message: String) {
         self.mayHaveBeenDelivered = mayHaveBeenDelivered
+        self.isUnreachable = isUnreachable
         self.message = message
     }
     public var description: String { message }

@@ -55,7 +55,9 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
     public func render(source: String?) -> String {
         var out = description
         if let source, let text = Self.line(line, of: source) {
-            out += "\n" + text + "\n" + Self.caret(under: column, of: text)
+            // A long line (a deeply nested one-liner) is shown as the window around the column.
+            let window = Self.window(of: text, around: column)
+            out += "\n" + window.text + "\n" + Self.caret(under: window.column, of: window.text)
         }
         if let hint { out += "\n    hint: " + hint }
         return out
@@ -76,6 +78,17 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
             current += 1
         }
         return nil
+    }
+
+    /// At most `width` characters of `text` around `column` (1-based), with `...` where cut.
+    private static func window(of text: String, around column: Int, width: Int = 120) -> (text: String, column: Int) {
+        let characters = Array(text)
+        guard characters.count > width else { return (text, column) }
+        let start = max(0, min(column - 1 - width / 2, characters.count - width))
+        let end = min(characters.count, start + width)
+        let prefix = start > 0 ? "..." : ""
+        let suffix = end < characters.count ? "..." : ""
+        return (prefix + String(characters[start..<end]) + suffix, column - start + prefix.count)
     }
 
     // Keeps tabs so the caret lines up in a terminal that expands them.

@@ -80,29 +80,81 @@ extension Playbook {
 
     /// Reads, parses and validates a playbook file; diagnostics use `url.relativePath` as the file name.
     ///
-    /// - Throws: ``PlaybookError`` when the file cannot be read, is not UTF-8, or is invalid.
+    /// - Throws: ``PlaybookError`` when the file cannot be read, is larger than
+    ///   ``YAMLLoader/defaultMaxBytes``, is not UTF-8 (at the line and column of the first bad byte), or
+    ///   is invalid.
     public static func load(contentsOf url: URL, options: ValidationOptions = .init()) throws(PlaybookError)
         -> Playbook
     {
         let name = url.relativePath
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw PlaybookError(diagnostics: [
-                Diagnostic(file: name, line: 1, column: 1, message: "cannot read the playbook file")
-            ])
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw PlaybookError(diagnostics: [
-                Diagnostic(file: name, line: 1, column: 1, message: "the playbook file is not UTF-8 text")
-            ])
-        }
+        let data = try readSource(url, file: name)
+        let text = try decodeSource(data, file: name)
         // Hash the bytes as stored, so the fingerprint does not depend on text decoding.
         let result = validate(text, file: name, options: options, hash: PlaybookHash(of: data))
         guard let playbook = result.playbook else {
             throw PlaybookError(diagnostics: result.diagnostics, source: text)
         }
         return playbook
+    }
+
+    /// A playbook file's bytes, read only up to the size a playbook may have: a larger file (a 50 MB
+    /// scalar) is refused after reading one byte past the limit, never read whole.
+    /// - Throws: ``PlaybookError`` when it cannot be read or is too large.
+    public static func readSource(_ url: URL, file name: String, maxBytes: Int = YAMLLoader.defaultMaxBytes)
+        throws(PlaybookError) -> Data
+    {
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+        } catch {
+            throw PlaybookError(diagnostics: [
+                Diagnostic(file: name, line: 1, column: 1, message: "cannot read the playbook file")
+            ])
+        }
+        guard data.count <= maxBytes else {
+            throw PlaybookError(diagnostics: [
+                Diagnostic(
+                    file: name, line: 1, column: 1,
+                    message: "the playbook file is larger than the \(maxBytes) bytes a playbook may have")
+            ])
+        }
+        return data
+    }
+
+    /// A playbook's bytes as text.
+    /// - Throws: ``PlaybookError`` at the line and column (1-based, in bytes) of the first byte that is
+    ///   not UTF-8, with its byte offset.
+    public static func decodeSource(_ data: Data, file name: String) throws(PlaybookError) -> String {
+        if let text = String(validating: data, as: UTF8.self) { return text }
+        let bytes = [UInt8](data)
+        let offset = firstInvalidUTF8(bytes) ?? 0
+        var line = 1
+        var lineStart = 0
+        for index in 0..<offset where bytes[index] == 0x0a {
+            line += 1
+            lineStart = index + 1
+        }
+        throw PlaybookError(diagnostics: [
+            Diagnostic(
+                file: name, line: line, column: offset - lineStart + 1,
+                message: "the playbook file is not UTF-8 text: byte \(offset) (0x"
+                    + String(bytes[offset], radix: 16, uppercase: true) + ") is not valid UTF-8")
+        ])
+    }
+
+    /// The offset of the first byte that does not start (or continue) a valid UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 }

@@ -4,15 +4,38 @@ internal import CYAML
 ///
 /// It keeps the 1-based line and column of every node, refuses duplicate mapping keys and non-scalar
 /// keys, allows anchors and aliases but counts the nodes they expand to and refuses more than
-/// ``maxExpandedNodes`` (the "billion laughs" defence), and refuses a second document in the stream.
-/// See <https://yaml.org/spec/1.2.2/> and <https://pyyaml.org/wiki/LibYAML>.
+/// ``maxExpandedNodes`` (the "billion laughs" defence), refuses a second document in the stream, and
+/// bounds what nests and what is large: more than ``maxDepth`` open sequences and mappings, a scalar of
+/// more than ``maxScalarBytes``, or a text of more than ``maxBytes`` stop it with an error at the place.
+/// The depth is counted on libyaml's events, so no recursion anywhere sees a deep document: neither this
+/// builder, nor the decoder after it, nor the release of the tree (issue 28: 30,000 nested lists
+/// overflowed the decoder's stack). See <https://yaml.org/spec/1.2.2/> and <https://pyyaml.org/wiki/LibYAML>.
 public struct YAMLLoader: Sendable {
     /// The most nodes a document may hold once aliases are expanded.
     public var maxExpandedNodes: Int
+    /// The most sequences and mappings open at once; a playbook needs about six.
+    public var maxDepth: Int
+    /// The longest scalar, in bytes (a template or a description, never data).
+    public var maxScalarBytes: Int
+    /// The longest document, in bytes.
+    public var maxBytes: Int
+
+    /// The default ``maxDepth``.
+    public static let defaultMaxDepth = 64
+    /// The default ``maxScalarBytes``: 64 KiB.
+    public static let defaultMaxScalarBytes = 64 << 10
+    /// The default ``maxBytes``: 1 MiB, a hundred times the largest playbook of the repository.
+    public static let defaultMaxBytes = 1 << 20
 
     /// Creates a loader.
-    public init(maxExpandedNodes: Int = 100_000) {
+    public init(
+        maxExpandedNodes: Int = 100_000, maxDepth: Int = defaultMaxDepth, maxScalarBytes: Int = defaultMaxScalarBytes,
+        maxBytes: Int = defaultMaxBytes
+    ) {
         self.maxExpandedNodes = maxExpandedNodes
+        self.maxDepth = maxDepth
+        self.maxScalarBytes = maxScalarBytes
+        self.maxBytes = maxBytes
     }
 
     /// The result of loading: the tree if the YAML was well formed, and every problem found.
@@ -26,9 +49,16 @@ public struct YAMLLoader: Sendable {
     /// Parses `text` (the contents of `file`) and never throws: problems come back as diagnostics.
     public func load(_ text: String, file: String) -> Result {
         var bytes = Array(text.utf8)
+        if bytes.count > maxBytes {
+            var sink = DiagnosticSink(file: file)
+            sink.error(
+                SourceLocation(line: 1, column: 1),
+                "the document is \(bytes.count) bytes, more than the \(maxBytes) a playbook may have")
+            return Result(root: nil, diagnostics: sink.sorted)
+        }
         if bytes.isEmpty { bytes = [0x0a] }
         return bytes.withUnsafeBufferPointer { buffer in
-            var builder = Builder(file: file, limit: maxExpandedNodes)
+            var builder = Builder(file: file, limit: maxExpandedNodes, maxDepth: maxDepth, maxScalar: maxScalarBytes)
             builder.run(buffer)
             return Result(root: builder.root, diagnostics: builder.sink.sorted)
         }
@@ -44,6 +74,8 @@ private struct Builder {
 
     var sink: DiagnosticSink
     let limit: Int
+    let maxDepth: Int
+    let maxScalar: Int
     var root: YAMLNode?
     var stack: [Frame] = []
     var anchors: [String: YAMLNode] = [:]
@@ -51,9 +83,11 @@ private struct Builder {
     var documents = 0
     var refusedExpansion = false
 
-    init(file: String, limit: Int) {
+    init(file: String, limit: Int, maxDepth: Int, maxScalar: Int) {
         sink = DiagnosticSink(file: file)
         self.limit = limit
+        self.maxDepth = maxDepth
+        self.maxScalar = maxScalar
     }
 
     mutating func run(_ buffer: UnsafeBufferPointer<UInt8>) {
@@ -111,6 +145,12 @@ private struct Builder {
             }
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
+            if data.length > maxScalar {
+                sink.error(
+                    start, "a scalar of \(data.length) bytes, more than the \(maxScalar) a playbook value may have")
+                root = nil
+                return false
+            }
             let value = String(
                 decoding: UnsafeBufferPointer(start: data.value, count: data.length), as: UTF8.self)
             let style: YAMLNode.ScalarStyle
@@ -124,6 +164,12 @@ private struct Builder {
             let node = YAMLNode(
                 kind: .scalar(value, style), tag: Self.string(data.tag), location: start, endLocation: end)
             add(node, anchor: Self.string(data.anchor))
+        case YAML_SEQUENCE_START_EVENT where stack.count >= maxDepth,
+            YAML_MAPPING_START_EVENT where stack.count >= maxDepth:
+            sink.error(start, "nested more than \(maxDepth) levels deep (lists and mappings)")
+            root = nil
+            stack.removeAll()
+            return false
         case YAML_SEQUENCE_START_EVENT:
             let data = event.data.sequence_start
             stack.append(

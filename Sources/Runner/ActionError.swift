@@ -22,12 +22,17 @@ public struct ActionError: Error, Sendable, CustomStringConvertible {
     /// When set, the item is reported as rejected (bad input, a rejects-file entry) rather than failed,
     /// and never retried.
     public var rejectReason: String?
+    /// When set, a service the action needs cannot be reached (a served core that is down): once the
+    /// step's retry policy is spent, the engine stops the run as interrupted with this message (exit 75)
+    /// and leaves the item to a resume instead of failing it, since every later item would fail alike.
+    public var isUnavailable: Bool
 
     /// Creates an error.
-    public init(_ errorClass: ErrorClass, _ message: String, rejectReason: String? = nil) {
+    public init(_ errorClass: ErrorClass, _ message: String, rejectReason: String? = nil, isUnavailable: Bool = false) {
         self.errorClass = errorClass
         self.message = message
         self.rejectReason = rejectReason
+        self.isUnavailable = isUnavailable
     }
 
     /// A transient failure worth retrying.
@@ -36,6 +41,10 @@ public struct ActionError: Error, Sendable, CustomStringConvertible {
     public static func permanent(_ message: String) -> ActionError { ActionError(.permanent, message) }
     /// No answer after the request was sent.
     public static func inDoubt(_ message: String) -> ActionError { ActionError(.inDoubt, message) }
+    /// A service the action needs is unreachable: retried by the step's policy, then the run stops.
+    public static func unavailable(_ message: String) -> ActionError {
+        ActionError(.retryable, message, isUnavailable: true)
+    }
     /// The item is invalid input: reported as rejected with `reason`.
     public static func rejected(_ reason: String) -> ActionError {
         ActionError(.permanent, reason, rejectReason: reason)

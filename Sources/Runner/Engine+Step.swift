@@ -566,8 +566,10 @@ extension Engine {
                 var errorClass: ErrorClass
                 var message: String
                 var timedOut = false
+                var unavailable = false
                 switch error {
                 case let actionError as ActionError:
+                    unavailable = actionError.isUnavailable
                     if let reason = actionError.rejectReason {
                         await finish(
                             prepared, runtime, .rejected, attempts: attempts, errorClass: .permanent, message: reason)
@@ -610,6 +612,11 @@ extension Engine {
                     do { try await clock.sleep(until: clock.now() + delay) } catch { return false }
                     if !isRunning { return false }
                     continue
+                }
+                if unavailable {
+                    // Left without an outcome, as a stop leaves it: a resume sends it again (probed if in doubt).
+                    suspend(item.redacting(message))
+                    return false
                 }
                 await finish(prepared, runtime, .failed, attempts: attempts, errorClass: errorClass, message: message)
                 return true

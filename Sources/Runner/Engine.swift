@@ -55,6 +55,8 @@ public final class Engine: Sendable {
         var graceTask: Task<Void, Never>?
         var abortReason: String?
         var stopReason: String?
+        /// Set with `stopReason` when an unreachable service stopped the run (``ActionError/isUnavailable``).
+        var unavailable = false
         var ran = false
     }
 
@@ -145,6 +147,22 @@ public final class Engine: Sendable {
         }
     }
 
+    /// Stops the run because a service its items need is unreachable: a drain, as for `stop()`, that
+    /// ends the run interrupted with `reason` (unless a stop or an abort came first).
+    func suspend(_ reason: String) {
+        control.withLock { state in
+            if state.stopReason == nil && state.abortReason == nil {
+                state.stopReason = reason
+                state.unavailable = true
+            }
+        }
+        if phase.compareExchange(
+            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged {
+            beginDrain()
+        }
+    }
+
     private func beginDrain() {
         let feeds = control.withLock { Array($0.feeds) }
         for (index, feed) in feeds { withdraw(feed.close(), stepIndex: index) }
@@ -212,7 +230,9 @@ public final class Engine: Sendable {
             group.cancelAll()
         }
         await flush(final: true)
-        let (abortReason, stopReason, graceTask) = control.withLock { ($0.abortReason, $0.stopReason, $0.graceTask) }
+        let (abortReason, stopReason, unavailable, graceTask) = control.withLock {
+            ($0.abortReason, $0.stopReason, $0.unavailable, $0.graceTask)
+        }
         graceTask?.cancel()
         var status: RunStatus = .completed
         var reason: String?
@@ -234,7 +254,10 @@ public final class Engine: Sendable {
         let steps = progressState.map { $0.withLock { $0 } }
         let elapsed = realClock.now() - started
         options.progress?(ProgressEvent(elapsed: elapsed, steps: steps, isFinal: true))
-        return RunSummary(runID: checkpoint?.runID, status: status, reason: reason, steps: steps, elapsed: elapsed)
+        var summary = RunSummary(
+            runID: checkpoint?.runID, status: status, reason: reason, steps: steps, elapsed: elapsed)
+        summary.stoppedUnavailable = status == .interrupted && unavailable
+        return summary
     }
 
     private func driveGraph() async {

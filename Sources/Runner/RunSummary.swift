@@ -63,6 +63,9 @@ public struct RunSummary: Sendable {
     public var steps: [StepProgress]
     /// Real time the invocation took.
     public var elapsed: Duration
+    /// Whether the run stopped because a service it needs was unreachable (``ActionError/isUnavailable``);
+    /// `reason` then says which. The status is `interrupted`: resume when the service is back.
+    public var stoppedUnavailable = false
 
     public var succeeded: Int { steps.reduce(0) { $0 + $1.succeeded } }
     public var failed: Int { steps.reduce(0) { $0 + $1.failed } }

@@ -203,6 +203,10 @@ protocol SalsaLanes: SIMD where Scalar == UInt32 {
 extension ROMix {
     /// j for the instance whose X is at `x`: word 0 sits at vector 0 lane 0 of the sub-block, word 1 at
     /// vector 3 lane 1 (`salsaWord`).
+    ///
+    /// The index of V it gives depends on the secret by design (RFC 7914: the memory-hard reads); the
+    /// callers scale it with a wrapping product, which has no overflow check, so no branch depends on it
+    /// (an overflow-checked `*` was one, found by `make ct-check`). j < n, so the product cannot wrap.
     @inline(__always)
     static func integerify(_ x: UnsafeMutablePointer<Lanes>, lastSubBlock: Int, n: Int) -> Int {
         let low = UInt64(x[lastSubBlock][0])
@@ -227,7 +231,7 @@ extension SIMD4: SalsaLanes where Scalar == UInt32 {
     @inline(__always) static func advanced(_ pointers: Pointers, by vectors: Int) -> Pointers { pointers + vectors }
     @inline(__always)
     static func selectBlocks(_ v: Pointers, by x: Pointers, lastSubBlock: Int, n: Int, lanesPerBlock: Int) -> Pointers {
-        v + ROMix.integerify(x, lastSubBlock: lastSubBlock, n: n) * lanesPerBlock
+        v + ROMix.integerify(x, lastSubBlock: lastSubBlock, n: n) &* lanesPerBlock
     }
     @inline(__always) func turned1() -> Self { Self(self[1], self[2], self[3], self[0]) }
     @inline(__always) func turned2() -> Self { Self(self[2], self[3], self[0], self[1]) }
@@ -261,8 +265,8 @@ extension SIMD8: SalsaLanes where Scalar == UInt32 {
     @inline(__always)
     static func selectBlocks(_ v: Pointers, by x: Pointers, lastSubBlock: Int, n: Int, lanesPerBlock: Int) -> Pointers {
         (
-            v.0 + ROMix.integerify(x.0, lastSubBlock: lastSubBlock, n: n) * lanesPerBlock,
-            v.1 + ROMix.integerify(x.1, lastSubBlock: lastSubBlock, n: n) * lanesPerBlock
+            v.0 + ROMix.integerify(x.0, lastSubBlock: lastSubBlock, n: n) &* lanesPerBlock,
+            v.1 + ROMix.integerify(x.1, lastSubBlock: lastSubBlock, n: n) &* lanesPerBlock
         )
     }
     @inline(__always)

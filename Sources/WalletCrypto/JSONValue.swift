@@ -366,7 +366,12 @@ private struct JSONParser {
         var runStart = index
         func flush(_ parser: JSONParser, upTo end: Int) throws(JSONValue.ParseError) -> String {
             guard let run = String(validating: parser.bytes[runStart..<end], as: UTF8.self) else {
-                throw JSONValue.ParseError(offset: runStart, reason: "invalid UTF-8 in a string")
+                // At the first byte that is not UTF-8, not at the run's start.
+                var decoder = Unicode.UTF8.ForwardParser()
+                var iterator = parser.bytes[runStart..<end].makeIterator()
+                var offset = runStart
+                while case .valid(let encoded) = decoder.parseScalar(from: &iterator) { offset += encoded.count }
+                throw JSONValue.ParseError(offset: offset, reason: "invalid UTF-8 in a string")
             }
             return run
         }

@@ -117,6 +117,12 @@ struct CommandLineParser {
             if !spec.acceptsKeyLikeValues && KeyMaterialGuard.looksLikePrivateKey(value) {
                 throw fail(KeyMaterialGuard.refusal(for: "the value of '\(label)'"))
             }
+            // `--claim n=<key>`, `--var k=<key>`: the part after `=` is checked too, and named without its value.
+            if !spec.acceptsKeyLikeValues, case .keyValue = spec.valueType, let equals = value.firstIndex(of: "="),
+                KeyMaterialGuard.looksLikePrivateKey(String(value[value.index(after: equals)...]))
+            {
+                throw fail(KeyMaterialGuard.refusal(for: "the value of '\(label) \(value[..<equals])=...'"))
+            }
             if let problem = spec.valueType.problem(with: value) {
                 throw fail("invalid value '\(value)' for '\(label) <\(spec.valueName)>': \(problem)")
             }

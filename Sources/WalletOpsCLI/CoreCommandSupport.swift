@@ -34,7 +34,8 @@ enum CoreCommandSupport {
         } catch let error as WaasError {
             throw CLIError(.failure, "the core refused the request: \(error)", underlying: error)
         } catch let error as TransportError {
-            throw CLIError(.temporaryFailure, "the core is unreachable: \(error)", underlying: error)
+            let message = error.isUnreachable ? error.message : "the core is unreachable: \(error)"
+            throw CLIError(.temporaryFailure, message, underlying: error)
         } catch let error as WaasClientError {
             throw CLIError(.failure, "\(error.method.name): \(error.message)", underlying: error)
         } catch let error as CoreHomeError {

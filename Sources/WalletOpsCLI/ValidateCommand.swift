@@ -18,11 +18,11 @@ struct ValidateCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let path = arguments.argument(RunOptions.playbook)!
-        guard let data = FileManager.default.contents(atPath: context.fileURL(path).path) else {
-            throw CLIError.usage("cannot read the playbook \(path)")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            context.standardError.writeLine("\(path):1:1: error: the playbook file is not UTF-8 text")
+        let text: String
+        do {
+            text = try Playbook.decodeSource(Playbook.readSource(context.fileURL(path), file: path), file: path)
+        } catch {
+            context.standardError.writeLine(error.description)
             return ExitCode.usage.rawValue
         }
         let result = Playbook.validate(text, file: path, options: .init(knownActions: registry.names))

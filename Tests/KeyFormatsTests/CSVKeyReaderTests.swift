@@ -201,6 +201,34 @@ import WalletCrypto
             secretForms: [key.hex])
     }
 
+    /// RFC 4180 allows no quote inside an unquoted field (issue 28): its row is refused, the next one read.
+    @Test func aBareQuoteInAnUnquotedFieldRefusesItsRow() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let key = Self.hexKey()
+        let other = Self.hexKey()
+        let text =
+            "private_key,reference\n\(key.hex),a\"b\n\(key.hex.prefix(10))\"\(key.hex.dropFirst(10)),c\n\(other.hex),d\n"
+        let records = try Self.readAll(dir.write("bare.csv", text))
+        #expect(records.count == 3)
+        for record in records.prefix(2) {
+            expectRefusal(record.result.failure, code: .malformedQuote, errorClass: .format, secretForms: [key.hex])
+        }
+        #expect(records[0].result.failure?.reason.contains("field 2 has a quote inside an unquoted field") == true)
+        #expect(records[1].result.failure?.reason.contains("field 1 has a quote inside an unquoted field") == true)
+        #expect(try records[2].result.get().address == other.address)
+    }
+
+    @Test func aNULByteInAReferenceRefusesItsRow() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let key = Self.hexKey()
+        let records = try Self.readAll(dir.write("nul.csv", "private_key,reference\n\(key.hex),a\u{0}b\n"))
+        expectRefusal(
+            records.first?.result.failure, code: .invalidReference, errorClass: .validation, secretForms: [key.hex])
+        #expect(records.first?.result.failure?.reason == "the reference holds a NUL byte at byte 1")
+    }
+
     @Test func oversizeKeyCellRefusesItsRow() throws {
         let dir = try TestDirectory()
         defer { dir.remove() }

@@ -147,7 +147,7 @@ import WalletCrypto
             ),
             (
                 #"{"version": 3, "crypto": {"cipher": "aes-128-ctr", "kdf": "pbkdf2", "kdfparams": {"prf": "hmac-sha256", "c": 100000000, "dklen": 32, "salt": "00"}}}"#,
-                .invalidKeystoreParameter
+                .kdfCostLimit
             ),
             (
                 #"{"version": 3, "crypto": {"cipher": "aes-128-ctr", "kdf": "scrypt", "kdfparams": {"n": 1000, "r": 8, "p": 1, "dklen": 32, "salt": "00"}}}"#,

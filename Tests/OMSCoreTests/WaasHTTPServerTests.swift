@@ -191,6 +191,20 @@ private func startServer(
         await server.stop()
     }
 
+    /// Chunked and eight times the default limit (twice what was read before the connection was cut):
+    /// still answered 413 (issue 28).
+    @Test func aLargeChunkedBodyIsAnswered413() async throws {
+        let handler = TestHandler()
+        let server = try startServer(handler)
+        let chunked = try await rawRequest(
+            server, "POST", "/v1/Waas/Echo", stream: Data(repeating: 9, count: 8 << 20),
+            headers: ["Content-Type": "application/json"])
+        #expect(chunked.status == 413)
+        try expectOMSError(chunked.body, status: 413)
+        #expect(handler.started.withLock { $0 } == 0)
+        await server.stop()
+    }
+
     @Test func aBodyOverTheDefaultLimitIsRefusedWithoutReadingIt() async throws {
         let handler = TestHandler()
         let server = try startServer(handler)

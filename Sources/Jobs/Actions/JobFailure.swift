@@ -4,7 +4,8 @@ import Runner
 /// How the jobs turn errors of the client into the engine's classes.
 enum JobFailure {
     /// A service error by status: 429 and 5xx retry, other 4xx are permanent; a failed transport is
-    /// in doubt (the request may have been applied), settled by the caller's probe.
+    /// in doubt (the request may have been applied), settled by the caller's probe; an unreachable core
+    /// stops the run.
     static func classify(_ error: any Error) -> ActionError {
         if let error = error as? ActionError { return error }
         if let error = error as? WaasError {
@@ -20,6 +21,8 @@ enum JobFailure {
             return ActionError.permanent("\(error.method.name): \(error.message)")
         }
         if let error = error as? JobsError { return ActionError.permanent(error.message) }
+        // Nothing was sent: the run stops (exit 75) once the step's retries are spent, see `isUnavailable`.
+        if let error = error as? TransportError, error.isUnreachable { return ActionError.unavailable(error.message) }
         if error is CancellationError { return ActionError.retryable("cancelled") }
         return ActionError.inDoubt("\(type(of: error)): request outcome unknown")
     }

@@ -18,7 +18,9 @@ final class HTTPServerEngine: Sendable {
     let handler: any WaasRequestHandler
     let wellKnown: (any WellKnownProvider)?
     let maxBodyBytes: Int
-    /// Bytes of an oversized chunked body read and dropped before the connection is cut instead.
+    /// Bytes of an oversized chunked body read and dropped (to answer 413 at its end: libmicrohttpd 0.9.75
+    /// cannot answer mid-body) before the connection is cut instead; 64 MiB at the default limit, which
+    /// loopback and a LAN deliver in well under the idle timeout.
     let discardLimit: Int
 
     private struct State {
@@ -37,7 +39,7 @@ final class HTTPServerEngine: Sendable {
         self.handler = handler
         self.wellKnown = wellKnown
         self.maxBodyBytes = maxBodyBytes
-        discardLimit = max(maxBodyBytes, 1 << 20) * 4
+        discardLimit = max(maxBodyBytes, 1 << 20) * 64
     }
 
     /// Requests whose headers arrived and whose reply is not yet sent.

@@ -14,10 +14,15 @@ extension WaasHTTPServer {
         /// Memory per connection for the request line, the headers and the read buffer
         /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); headers beyond it are answered 431.
         public var connectionMemoryBytes: Int
-        /// Seconds a connection may stay idle before it is closed; 0 keeps it forever.
+        /// Seconds a connection may stay idle before it is closed, while its headers or body are being
+        /// read as between requests; 0 keeps it forever. Short, so a client that opens connections and
+        /// sends nothing (slowloris) cannot hold them long.
         public var connectionTimeoutSeconds: Int
         /// Connections served at once; more are refused at accept.
         public var maxConnections: Int
+        /// Connections one client address may hold at once (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); more
+        /// are closed at accept, so one client cannot take every slot of ``maxConnections``; 0: no cap.
+        public var maxConnectionsPerClient: Int
         /// The listen queue length given to `listen(2)`.
         public var listenBacklog: Int
 
@@ -25,11 +30,12 @@ extension WaasHTTPServer {
         public static var defaultThreadPoolSize: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
 
         /// Defaults: 127.0.0.1, a free port, `defaultThreadPoolSize` threads, 1 MiB bodies, 64 KiB per
-        /// connection, 30 s idle timeout, 1024 connections.
+        /// connection, 10 s idle timeout, 1024 connections, 128 per client address (a job keeps 16; several
+        /// jobs and commands on one host share its address), a listen queue of 512.
         public init(
             host: String = "127.0.0.1", port: Int = 0, threadPoolSize: Int = Configuration.defaultThreadPoolSize,
-            maxBodyBytes: Int = 1 << 20, connectionMemoryBytes: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
-            maxConnections: Int = 1024, listenBacklog: Int = 512
+            maxBodyBytes: Int = 1 << 20, connectionMemoryBytes: Int = 64 << 10, connectionTimeoutSeconds: Int = 10,
+            maxConnections: Int = 1024, maxConnectionsPerClient: Int = 128, listenBacklog: Int = 512
         ) {
             self.host = host
             self.port = port
@@ -38,6 +44,7 @@ extension WaasHTTPServer {
             self.connectionMemoryBytes = connectionMemoryBytes
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.maxConnections = maxConnections
+            self.maxConnectionsPerClient = maxConnectionsPerClient
             self.listenBacklog = listenBacklog
         }
 
@@ -56,6 +63,9 @@ extension WaasHTTPServer {
                 "connectionTimeoutSeconds \(connectionTimeoutSeconds) is out of range")
             try check(
                 (1...Int(Int32.max)).contains(maxConnections), "maxConnections \(maxConnections) is out of range")
+            try check(
+                (0...Int(Int32.max)).contains(maxConnectionsPerClient),
+                "maxConnectionsPerClient \(maxConnectionsPerClient) is out of range")
             try check((1...65535).contains(listenBacklog), "listenBacklog \(listenBacklog) is not in 1...65535")
         }
     }

@@ -96,6 +96,8 @@ public final class WaasHTTPServer: Sendable {
             MHD_OptionItem(
                 option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeoutSeconds, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(
+                option: .PER_IP_CONNECTION_LIMIT, value: configuration.maxConnectionsPerClient, ptr_value: nil),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: completed, ptr_value: engineCls),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]

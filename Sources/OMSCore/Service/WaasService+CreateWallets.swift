@@ -37,10 +37,8 @@ extension WaasService {
         var seen: [String: Int] = [:]
         seen.reserveCapacity(request.references.count)
         for (index, reference) in request.references.enumerated() {
-            guard reference.utf8.count <= maxReferenceBytes else {
-                throw WaasError(
-                    .invalidRequest,
-                    "references[\(index)] is \(reference.utf8.count) bytes; at most \(maxReferenceBytes) UTF-8 bytes")
+            if let problem = referenceProblem(reference) {
+                throw WaasError(.invalidRequest, "references[\(index)] " + problem)
             }
             if let first = seen.updateValue(index, forKey: reference) {
                 throw WaasError(.invalidRequest, "references[\(index)] repeats references[\(first)]")

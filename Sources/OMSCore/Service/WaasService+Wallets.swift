@@ -39,10 +39,18 @@ extension WaasService {
 
     static func validateReference(_ reference: String?) throws(WaasError) {
         guard let reference else { return }
-        guard reference.utf8.count <= maxReferenceBytes else {
-            throw WaasError(
-                .invalidRequest, "reference is \(reference.utf8.count) bytes; at most \(maxReferenceBytes) UTF-8 bytes")
+        if let problem = referenceProblem(reference) { throw WaasError(.invalidRequest, "reference " + problem) }
+    }
+
+    /// What is wrong with a reference, nil when nothing: more than ``maxReferenceBytes`` UTF-8 bytes, or a
+    /// NUL byte, which a C string would cut (issue 28: it was stored).
+    static func referenceProblem(_ reference: String) -> String? {
+        let count = reference.utf8.count
+        guard count <= maxReferenceBytes else { return "is \(count) bytes; at most \(maxReferenceBytes) UTF-8 bytes" }
+        for (offset, byte) in reference.utf8.enumerated() where byte == 0 {
+            return "holds a NUL byte at byte \(offset)"
         }
+        return nil
     }
 
     func walletPage(_ db: SQLiteDatabase, account: String, page: Page?) throws -> ListWalletsResponse {

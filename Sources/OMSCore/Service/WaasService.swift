@@ -64,6 +64,15 @@ public final class WaasService: WaasRequestHandler {
         encode: @escaping @Sendable (Response) throws -> [UInt8] = { try WaasClient.encodeBody($0) }
     ) -> Method {
         { service, call, bytes in
+            // JSONDecoder keeps one of two members of the same name and nests as deep as it is sent: the
+            // strict parser first, which refuses both (and invalid UTF-8) at a byte offset.
+            if !bytes.isEmpty {
+                do {
+                    _ = try JSONValue.parse(bytes, maxDepth: Self.maxBodyDepth)
+                } catch {
+                    throw WaasError(.invalidRequest, "body: \(error)")
+                }
+            }
             let request: Request
             do {
                 request = try JSONDecoder().decode(Request.self, from: Data(bytes.isEmpty ? Array("{}".utf8) : bytes))
@@ -81,6 +90,9 @@ public final class WaasService: WaasRequestHandler {
     }
 
     static let jsonWhitespace: Set<UInt8> = [0x20, 0x09, 0x0a, 0x0d]
+
+    /// The deepest nesting a request body may have; the deepest request of the protocol has five levels.
+    static let maxBodyDepth = 32
 
     /// Like ``method(_:encode:)`` for a request with a fast reader of its own (`parse`, nil for anything
     /// not well formed): a body it refuses goes through the ordinary decoder, whose errors name the field.
@@ -151,10 +163,33 @@ public final class WaasService: WaasRequestHandler {
             let preimage = RequestPreimage.bytes(
                 path: method.path, nonce: header.nonce, scope: header.scope, body: request.body)
             try RequestVerifier.verify(header, preimage: preimage)
+            try Self.checkNonceLead(header.nonce, nowMilliseconds: Self.wallClockMilliseconds())
             call.signature = Self.canonical(header)
         }
         return try await run(self, call, request.body)
     }
+
+    /// How far ahead of the server's clock a nonce may be: 10 minutes, room for a client's clock skew
+    /// and the margins of stale-nonce resends (docs/core.md "Credentials and nonces").
+    static let maxNonceLeadMilliseconds: UInt64 = 600_000
+
+    /// Refuses a nonce more than ``maxNonceLeadMilliseconds`` ahead of `nowMilliseconds`, before it is
+    /// recorded: nonces are milliseconds since the epoch (the SDK's), and one accepted far ahead (2^63-1)
+    /// would leave its credential no nonce above it, locking it out for good. InvalidRequest, not the
+    /// PreconditionFailed of a stale nonce, so clients do not resend it.
+    static func checkNonceLead(_ nonce: UInt64, nowMilliseconds: UInt64) throws(WaasError) {
+        let limit = nowMilliseconds + maxNonceLeadMilliseconds
+        guard nonce <= limit else {
+            throw WaasError(
+                .invalidRequest,
+                "nonce \(nonce) is more than \(maxNonceLeadMilliseconds / 1000) s ahead of the server's clock "
+                    + "(\(nowMilliseconds) ms since the epoch); nonces are milliseconds since the epoch")
+        }
+    }
+
+    /// The wall clock in milliseconds since the epoch: the nonces' clock, which is the clients' wall clock,
+    /// not the injected ``CoreClock`` of session lifetimes (tests set that one in the past).
+    static func wallClockMilliseconds() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970 * 1000)) }
 
     /// The project of a publishable key, from the cache or the store; an unknown key is Unauthorized.
     private func project(publishableKey key: String) async throws -> ProjectRecord {

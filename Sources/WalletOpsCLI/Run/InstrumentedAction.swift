@@ -64,7 +64,9 @@ struct InstrumentedAction: Action {
     func report(_ error: ActionError, item: WorkItem, context: ActionContext) -> ActionError {
         let redactor = events.redactor
         let message = redactor.redact(error.message)
-        let redacted = ActionError(error.errorClass, message, rejectReason: error.rejectReason.map(redactor.redact))
+        var redacted = error
+        redacted.message = message
+        redacted.rejectReason = error.rejectReason.map(redactor.redact)
         let kind: String
         if error.rejectReason != nil {
             kind = "item-rejected"

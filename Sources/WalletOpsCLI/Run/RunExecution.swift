@@ -68,10 +68,12 @@ struct RunExecution {
 
         let exitCode = summary.exitCode
         var reportPath: String?
+        var failures: [ItemRecord] = []
         if let report = try await RunReport.make(
             store: store, runID: handle.runID, playbook: playbook, summary: summary, exitCode: exitCode,
             redactor: prepared.redactor)
         {
+            failures = report.failures.filter { $0.state == .failed }
             do {
                 reportPath = try report.write(to: home.reportsURL)
             } catch {
@@ -92,8 +94,24 @@ struct RunExecution {
                 prepared.redactor.redact(
                     Self.summaryTable(summary, runID: handle.runID, playbook: playbook.name, exitCode: exitCode)))
             if let reportPath { context.standardOutput.writeLine("report: \(reportPath)") }
+            // Where the operator looks: a failed item's reason (a whole-file CSV error, an unreachable
+            // core) is on the terminal, not only in the report.
+            for item in failures.prefix(Self.failuresShown) {
+                let key = item.key.isEmpty || item.key == "-" ? "" : " item '\(item.key)'"
+                context.standardError.writeLine(
+                    "failed: step '\(item.step)'\(key): \(prepared.redactor.redact(item.message ?? "no message"))")
+            }
+            if failures.count > Self.failuresShown {
+                context.standardError.writeLine(
+                    "and \(failures.count - Self.failuresShown) more failed items: "
+                        + "walletops failures \(handle.runID) --home \(home.url.path)")
+            }
         }
         switch summary.status {
+        case .interrupted where summary.stoppedUnavailable:
+            context.standardError.writeLine(
+                "Error: \(prepared.redactor.redact(summary.reason ?? "a service is unreachable")); run \(handle.runID) "
+                    + "stopped with its checkpoints saved. Resume when it is back with:\n  \(resumeCommand)")
         case .interrupted:
             context.standardError.writeLine(
                 "run \(handle.runID) interrupted; its checkpoints are saved. Resume with:\n  \(resumeCommand)")
@@ -105,6 +123,9 @@ struct RunExecution {
         }
         return exitCode
     }
+
+    /// Failed items whose reason is printed after the summary; the rest are in the report.
+    static let failuresShown = 5
 
     /// Opens the run, honouring the playbook's lock policy (`fail`, `skip`, `wait`).
     private func openWithPolicy(_ store: RunStore) async throws -> RunHandle {
