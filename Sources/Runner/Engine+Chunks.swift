@@ -81,6 +81,7 @@ extension Engine {
             } catch {
                 if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
                 var (errorClass, message, timedOut) = classify(error, attempts: pending.map(\.attempts).max() ?? 1)
+                let unavailable = (error as? ActionError)?.isUnavailable == true
                 // Without intents an in-doubt chunk is safe to send again (idempotent, or no lasting effect).
                 if errorClass == .inDoubt, !runtime.sideEffecting { errorClass = .retryable }
                 if errorClass == .inDoubt, runtime.sideEffecting {
@@ -95,6 +96,12 @@ extension Engine {
                 if retryable && tries < retry.maxAttempts {
                     guard await backoff(runtime, afterAttempt: tries, key: chunk[0].key) else { return false }
                     continue
+                }
+                if unavailable {
+                    // The service is down: every later chunk would fail alike. Left without outcomes, as a
+                    // stop leaves them, for a resume when it is back (exit 75).
+                    suspend(chunk[0].redacting(message))
+                    return false
                 }
                 if pending.count > 1 && errorClass != .retryable && !timedOut {
                     // Chunk scanning: each half gets the step's attempts anew.

@@ -14,15 +14,16 @@ enum JobFailure {
             if error.code == .preconditionFailed { return ActionError.retryable("\(error.code): \(error.message)") }
             return ActionError.http(status: error.code.httpStatus, "\(error.code): \(error.message)")
         }
+        // Nothing was sent: the run stops (exit 75) once the step's retries are spent, see `isUnavailable`.
+        if let error = error as? TransportError, error.isUnreachable { return ActionError.unavailable(error.message) }
+        // Not delivered for another reason: nothing happened, worth sending again.
         if let error = error as? TransportError, !error.mayHaveBeenDelivered {
-            return ActionError.retryable("the core is unreachable: \(error.message)")
+            return ActionError.retryable(error.message)
         }
         if let error = error as? WaasClientError {
             return ActionError.permanent("\(error.method.name): \(error.message)")
         }
         if let error = error as? JobsError { return ActionError.permanent(error.message) }
-        // Nothing was sent: the run stops (exit 75) once the step's retries are spent, see `isUnavailable`.
-        if let error = error as? TransportError, error.isUnreachable { return ActionError.unavailable(error.message) }
         if error is CancellationError { return ActionError.retryable("cancelled") }
         return ActionError.inDoubt("\(type(of: error)): request outcome unknown")
     }
