@@ -11,6 +11,7 @@ packages=(
   libyaml-dev       # playbook YAML with line and column marks
   libsqlite3-dev    # embedded core and run checkpoints
   libmicrohttpd-dev # the core's HTTP server
+  valgrind          # make ct-check: memcheck with the secrets marked undefined (issue 28)
 )
 
 missing=()
