@@ -51,9 +51,6 @@ public struct ActionContext: Sendable {
     public var attempt: Int
     /// The engine's clock.
     public var clock: any RunnerClock
-    /// Where ``progress(done:total:unit:)`` goes (nil outside an engine run), and the item's position.
-    let progressSlot: ItemProgressSlot?
-    var itemSerial: Int
 
     /// A key that is the same for every attempt of this item in this run, across resumes: send it as
     /// the request's idempotency key so the remote side can deduplicate.
@@ -67,35 +64,6 @@ public struct ActionContext: Sendable {
         self.itemKey = itemKey
         self.attempt = attempt
         self.clock = clock
-        self.progressSlot = nil
-        self.itemSerial = 0
-    }
-
-    init(
-        runID: Int64, stepID: String, stepIndex: Int, itemKey: String, attempt: Int, clock: any RunnerClock,
-        progressSlot: ItemProgressSlot?, itemSerial: Int
-    ) {
-        self.runID = runID
-        self.stepID = stepID
-        self.stepIndex = stepIndex
-        self.itemKey = itemKey
-        self.attempt = attempt
-        self.clock = clock
-        self.progressSlot = progressSlot
-        self.itemSerial = itemSerial
-    }
-
-    /// Reports progress within this item: `done` of `total` (nil: unknown) `unit`s ("rows", "wallets"),
-    /// for an item that fans out internally over many units.
-    ///
-    /// Thread-safe and cheap (one uncontended lock, no allocation): call it as often as convenient, e.g.
-    /// after every row. The engine keeps only the latest report and reads it once per progress interval;
-    /// the live progress line, the summary lines and the JSON `progress` events show it, and it is
-    /// written to the run's checkpoint at most every ``Engine/Options/itemProgressCheckpointInterval``
-    /// (`walletops status` shows it while the run is running). It is cleared when the item ends. A
-    /// context made outside an engine run (tests) ignores it.
-    public func progress(done: Int, total: Int?, unit: String) {
-        progressSlot?.report(serial: itemSerial, done: done, total: total, unit: unit)
     }
 }
 

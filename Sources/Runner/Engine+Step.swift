@@ -367,9 +367,6 @@ extension Engine {
     /// without an async call at all, and its plain successes are published together, one lock per
     /// batch: the batch cannot hold one of them back, as no item of it suspends.
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>, workers: Int) async {
-        let slot = ItemProgressSlot()
-        runtime.progress.slots.withLock { $0.append(slot) }
-        defer { runtime.progress.slots.withLock { $0.removeAll { $0 === slot } } }
         let inline = runtime.bucket == nil && runtime.step.timeout == nil
         let tracked = checkpoint != nil
         let action = runtime.step.action
@@ -382,11 +379,11 @@ extension Engine {
         var quick: [CheckpointBuffer.Covered] = []
         quick.reserveCapacity(Self.maxTake)
         var quickCount = 0
-        // One context per worker for the inline path, updated per item (its clock and slot are not
-        // retained and released per item).
+        // One context per worker for the inline path, updated per item (its clock is not retained and
+        // released per item).
         var context = ActionContext(
             runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index, itemKey: "",
-            attempt: 0, clock: options.clock, progressSlot: slot, itemSerial: 0)
+            attempt: 0, clock: options.clock)
         // Moves `quick` into the buffer (and counts immediate successes); true when the buffer is full.
         // Called before anything can suspend.
         func publish() -> Bool {
@@ -417,12 +414,10 @@ extension Engine {
                 }
                 guard let prepared = taken[position].take() else { break }
                 ran += 1
-                slot.begin(prepared.index)
                 if inline && !prepared.needsProbe {
                     let attempts = prepared.attempts + 1
                     context.itemKey = prepared.item.key
                     context.attempt = attempts
-                    context.itemSerial = prepared.index
                     let outcome: Result<ActionResult, any Error>
                     if immediate {
                         do {
@@ -459,13 +454,12 @@ extension Engine {
                         }
                     } else {
                         full = publish() || full
-                        _ = await process(prepared, runtime, slot, first: outcome)
+                        _ = await process(prepared, runtime, first: outcome)
                     }
                 } else {
                     full = publish() || full
-                    _ = await process(prepared, runtime, slot)
+                    _ = await process(prepared, runtime)
                 }
-                slot.end()
                 limiter?.release()
             }
             full = publish() || full
@@ -489,11 +483,11 @@ extension Engine {
     }
 
     /// Asks a side-effecting action whether an in-doubt item's effect happened.
-    func settle(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempts: Int) async
+    func settle(_ prepared: PreparedItem, _ runtime: StepRuntime, attempts: Int) async
         -> Settle
     {
         let item = prepared.item
-        let context = makeContext(prepared, runtime, slot, attempt: max(1, attempts))
+        let context = makeContext(prepared, runtime, attempt: max(1, attempts))
         do {
             switch try await runtime.step.action.probe(item, context: context) {
             case .done(let result): return .done(result)
@@ -507,26 +501,22 @@ extension Engine {
         }
     }
 
-    func makeContext(_ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot?, attempt: Int)
-        -> ActionContext
-    {
+    func makeContext(_ prepared: PreparedItem, _ runtime: StepRuntime, attempt: Int) -> ActionContext {
         ActionContext(
             runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
-            itemKey: prepared.item.key, attempt: attempt, clock: options.clock, progressSlot: slot,
-            itemSerial: prepared.index)
+            itemKey: prepared.item.key, attempt: attempt, clock: options.clock)
     }
 
     /// Runs one item through its attempts. Returns false when it was left without an outcome (stop).
     /// `first` is the outcome of a first attempt the worker already made inline.
     func process(
-        _ prepared: PreparedItem, _ runtime: StepRuntime, _ slot: ItemProgressSlot? = nil,
-        first: Result<ActionResult, any Error>? = nil
+        _ prepared: PreparedItem, _ runtime: StepRuntime, first: Result<ActionResult, any Error>? = nil
     ) async -> Bool {
         let item = prepared.item
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
-            switch await settle(prepared, runtime, slot, attempts: attempts) {
+            switch await settle(prepared, runtime, attempts: attempts) {
             case .done(let result):
                 await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
@@ -547,7 +537,7 @@ extension Engine {
             }
             tries += 1
             attempts += 1
-            let context = makeContext(prepared, runtime, slot, attempt: attempts)
+            let context = makeContext(prepared, runtime, attempt: attempts)
             do {
                 let result: ActionResult
                 if let made = first {
@@ -587,7 +577,7 @@ extension Engine {
                 }
                 if errorClass == .inDoubt {
                     if runtime.sideEffecting {
-                        switch await settle(prepared, runtime, slot, attempts: attempts) {
+                        switch await settle(prepared, runtime, attempts: attempts) {
                         case .done(let result):
                             await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                             return true

@@ -24,15 +24,12 @@ public final class Engine: Sendable {
         public var gracePeriod: Duration
         /// Receives progress snapshots every `flushInterval` and at the end.
         public var progress: (@Sendable (ProgressEvent) -> Void)?
-        /// How often at most a step's in-item progress (``StepProgress/inItem``) is written to the
-        /// checkpoint (for `walletops status`); it is read every `flushInterval` for `progress`.
-        public var itemProgressCheckpointInterval: Duration
 
         /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
-            progress: (@Sendable (ProgressEvent) -> Void)? = nil, itemProgressCheckpointInterval: Duration = .seconds(2)
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil
         ) {
             self.clock = clock
             self.flushInterval = flushInterval
@@ -41,7 +38,6 @@ public final class Engine: Sendable {
             self.window = max(1, window)
             self.gracePeriod = gracePeriod
             self.progress = progress
-            self.itemProgressCheckpointInterval = itemProgressCheckpointInterval
         }
     }
 
@@ -291,7 +287,6 @@ public final class Engine: Sendable {
         var last = realClock.now()
         var lastDone = progressState.map { _ in 0 }
         var lastHeartbeat = last
-        var inItem = ItemProgressTracker(steps: plan.steps.count, interval: options.itemProgressCheckpointInterval)
         while !Task.isCancelled {
             do { try await realClock.sleep(until: realClock.now() + options.flushInterval) } catch { return }
             if realClock.now() - lastHeartbeat > .seconds(5) {
@@ -311,16 +306,6 @@ public final class Engine: Sendable {
                 }
                 if step.status != .running { step.ratePerSecond = 0 }
                 lastDone[index] = step.done
-                let readings = state.slots.withLock { $0.compactMap { $0.read() } }
-                let (reading, record) = inItem.update(index, ItemProgress.combined(readings), now: now)
-                step.inItem = reading
-                if record, let checkpoint {
-                    do {
-                        try await checkpoint.recordItemProgress(plan.steps[index].id, reading)
-                    } catch {
-                        abort("cannot write checkpoints: \(error)")
-                    }
-                }
                 snapshot.append(step)
             }
             last = now
@@ -378,8 +363,6 @@ final class ProgressBox: Sendable {
     private let state: Mutex<StepProgress>
     /// Successes counted without the lock (the workers' inline path), folded into `state` on every read.
     private let quickSuccesses = Atomic<Int>(0)
-    /// The in-item progress slots of the step's workers (one per worker while the step runs).
-    let slots = Mutex<[ItemProgressSlot]>([])
     init(_ initial: StepProgress) { state = Mutex(initial) }
 
     func withLock<T>(_ body: (inout StepProgress) -> T) -> T {

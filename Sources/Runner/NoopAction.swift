@@ -7,32 +7,15 @@ public struct NoopAction: Action {
     public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult { .empty }
 }
 
-/// Waits `duration` on the engine's clock, then succeeds; with `units` > 0, waits `duration` per unit,
-/// `units` times, reporting in-item progress after each (a stand-in for an item that fans out).
+/// Waits `duration` on the engine's clock, then succeeds.
 public struct SleepAction: Action {
-    /// How long each item (or each unit of it) takes.
+    /// How long each item takes.
     public var duration: Duration
-    /// Units per item (0: the item is one wait and reports no progress).
-    public var units: Int
-    /// The unit's name in progress reports.
-    public var unit: String
     /// Creates the action.
-    public init(duration: Duration, units: Int = 0, unit: String = "units") {
-        self.duration = duration
-        self.units = units
-        self.unit = unit
-    }
+    public init(duration: Duration) { self.duration = duration }
     public var name: String { "sleep" }
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
-        guard units > 0 else {
-            try await context.clock.sleep(until: context.clock.now() + duration)
-            return .empty
-        }
-        context.progress(done: 0, total: units, unit: unit)
-        for done in 1...units {
-            try await context.clock.sleep(until: context.clock.now() + duration)
-            context.progress(done: done, total: units, unit: unit)
-        }
+        try await context.clock.sleep(until: context.clock.now() + duration)
         return .empty
     }
 }

@@ -246,30 +246,9 @@ public final class RunHandle: Sendable {
         try await store.queue.write { db in
             try db.execute(
                 "INSERT INTO steps(run_id, step, status, message) VALUES (?, ?, ?, ?) "
-                    + "ON CONFLICT(run_id, step) DO UPDATE SET status = excluded.status, message = excluded.message, "
-                    + "progress_done = NULL, progress_total = NULL, progress_unit = NULL, progress_items = NULL, "
-                    + "progress_rate = NULL, progress_at = NULL",
+                    + "ON CONFLICT(run_id, step) DO UPDATE SET status = excluded.status, message = excluded.message",
                 [.integer(runID), .text(step), .text(status), message.map { .text($0) } ?? .null])
             try RunStore.event(db, runID: runID, kind: "step-\(status)", step: step, message: message)
-        }
-    }
-
-    /// Stores (nil: clears) the in-item progress of a running step, for `walletops status`.
-    func recordItemProgress(_ step: String, _ progress: ItemProgress?) async throws {
-        let runID = runID
-        try await store.queue.write { db in
-            try db.execute(
-                """
-                UPDATE steps SET progress_done = ?, progress_total = ?, progress_unit = ?, progress_items = ?,
-                  progress_rate = ?, progress_at = ? WHERE run_id = ? AND step = ?
-                """,
-                [
-                    progress.map { .integer(Int64($0.done)) } ?? .null,
-                    progress?.total.map { .integer(Int64($0)) } ?? .null, progress.map { .text($0.unit) } ?? .null,
-                    progress.map { .integer(Int64($0.items)) } ?? .null,
-                    progress.map { .real($0.ratePerSecond) } ?? .null,
-                    progress == nil ? .null : .real(Date().timeIntervalSince1970), .integer(runID), .text(step),
-                ])
         }
     }
 

@@ -60,28 +60,6 @@ extension RunStore {
         }
     }
 
-    /// The in-item progress last recorded for each running step of a run that reported one
-    /// (``ActionContext/progress(done:total:unit:)``), with when it was recorded (Unix seconds).
-    public func itemProgress(runID: Int64) async throws -> [String: (progress: ItemProgress, at: Double)] {
-        try await queue.read { db in
-            var out: [String: (progress: ItemProgress, at: Double)] = [:]
-            let rows = try db.rows(
-                """
-                SELECT step, progress_done, progress_total, progress_unit, progress_items, progress_rate, progress_at
-                FROM steps WHERE run_id = ? AND progress_done IS NOT NULL
-                """, [.integer(runID)])
-            for row in rows {
-                out[row[0].string ?? ""] = (
-                    ItemProgress(
-                        done: row[1].int, total: row[2].int64.map { Int($0) }, unit: row[3].string ?? "",
-                        ratePerSecond: row[5].double ?? 0, items: row[4].int),
-                    row[6].double ?? 0
-                )
-            }
-            return out
-        }
-    }
-
     /// Sets named attributes of a run (the front end's own facts about it).
     public func setAttributes(runID: Int64, _ attributes: [String: String]) async throws {
         try await queue.write { db in

@@ -128,8 +128,8 @@ public final class RunStore: Sendable {
                   keys_hash INTEGER NOT NULL,
                   PRIMARY KEY(run_id, step)) WITHOUT ROWID;
                 """),
-        // In-item progress (ActionContext.progress): the latest reading of a running step's in-flight
-        // items, written at most every few seconds, cleared when the step ends.
+        // In-item progress of round 1 (an item's own progress within it). Chunk steps made every row an
+        // item, so nothing writes these columns any more; the migration stays for older run stores.
         .init(
             "step-item-progress",
             sql: """

@@ -19,9 +19,6 @@ public struct StepProgress: Sendable, Equatable {
     public var resumed = 0
     /// Items finished per second over the last progress interval.
     public var ratePerSecond = 0.0
-    /// What the step's in-flight items reported within themselves
-    /// (``ActionContext/progress(done:total:unit:)``), combined; nil when none did.
-    public var inItem: ItemProgress?
 
     /// Items with an outcome.
     public var done: Int { succeeded + failed + rejected + skipped }

@@ -57,11 +57,6 @@ struct StatusCommand: Command {
             ])
         }
         text += TextTable.render(rows)
-        // What long single items reported within themselves (ActionContext.progress), while they run.
-        for (name, entry) in try await store.itemProgress(runID: record.id).sorted(by: { $0.key < $1.key }) {
-            let age = max(0, Date().timeIntervalSince1970 - entry.at)
-            text += "\(name): \(ProgressDisplay.describe(entry.progress)) (as of \(ProgressDisplay.clock(age)) ago)\n"
-        }
         return text
     }
 }

@@ -152,22 +152,25 @@ import Testing
     }
 }
 
-/// Progress within one long item (`ActionContext.progress`) through the command line: JSON `progress`
-/// events, and `status` of the running run.
-@Suite struct ItemProgressEndToEndTests {
-    static func fanPlaybook(units: Int) -> String {
+/// Progress in rows through the command line: JSON `progress` events and `status` of a running run count
+/// the step's items against the input's total (a range of `rows` numbers, one sleep each).
+@Suite struct RowProgressEndToEndTests {
+    static func fanPlaybook(rows: Int) -> String {
         """
         name: fan
         lock: {policy: skip}
+        concurrency: 1
+        inputs:
+          rows: {range: "\(rows)"}
         steps:
-          - {id: fan, action: sleep, with: {duration: 10ms, units: \(units), unit: rows}}
+          - {id: fan, action: sleep, for_each: rows, with: {duration: 10ms}}
 
         """
     }
 
-    @Test func jsonEventsCarryProgressWithinTheItem() throws {
+    @Test func jsonEventsCountRowsAgainstTheTotal() throws {
         let space = try PlaybookWorkspace()
-        try space.write("fan.yaml", Self.fanPlaybook(units: 150))
+        try space.write("fan.yaml", Self.fanPlaybook(rows: 150))
         let result = try space.run(["run", "fan.yaml", "--log-format", "json", "--progress-interval", "300ms"])
         #expect(result.status == 0, "\(result)")
         let events = try result.standardOutput.split(separator: "\n").map {
@@ -175,30 +178,26 @@ import Testing
         }
         let progress = events.filter { $0["event"] as? String == "progress" }
         #expect(progress.count >= 2, "\(result)")
-        let done = progress.compactMap { $0["item_done"] as? Int }
+        let done = progress.compactMap { $0["done"] as? Int }
         #expect(done.count == progress.count && done == done.sorted(), "\(done)")
-        #expect(progress.allSatisfy { $0["item_unit"] as? String == "rows" && $0["item_total"] as? Int == 150 })
+        #expect(progress.allSatisfy { $0["total"] as? Int == 150 })
         #expect(events.last?["event"] as? String == "run-end")
     }
 
-    @Test func statusShowsProgressWithinTheRunningItem() throws {
+    @Test func statusShowsTheRowsOfTheRunningStep() throws {
         let space = try PlaybookWorkspace()
-        try space.write("fan.yaml", Self.fanPlaybook(units: 3000))
+        try space.write("fan.yaml", Self.fanPlaybook(rows: 3000))
         let run = try space.start(["run", "fan.yaml", "--progress-interval", "100ms", "--grace", "100ms"], tag: "run")
         defer { if run.isRunning { kill(run.processIdentifier, SIGKILL) } }
-        #expect(space.wait(seconds: 60) { space.read("run.out").contains("in item: ") }, "\(space.read("run.out"))")
+        #expect(space.wait(seconds: 60) { space.read("run.out").contains("/3000 (") }, "\(space.read("run.out"))")
         var status = ""
         #expect(
             space.wait(seconds: 60) {
                 status = (try? space.run(["status", "1"]).standardOutput) ?? ""
-                return status.contains("fan: in item: ")
+                return status.contains("running") && status.contains("3000")
             }, "\(status)")
-        #expect(status.contains("/3000 rows ("), "\(status)")
-        #expect(status.contains("running"), "\(status)")
         kill(run.processIdentifier, SIGINT)
         run.waitUntilExit()
         #expect(run.terminationStatus == 75)
-        let after = try space.run(["status", "1"]).standardOutput
-        #expect(!after.contains("in item: "), "the interrupted step's reading is cleared: \(after)")
     }
 }

@@ -8,7 +8,7 @@ extension ActionRegistry {
     /// | action | parameters (`with:`) | does |
     /// |---|---|---|
     /// | `noop` | none | succeeds |
-    /// | `sleep` | `duration` (default `100ms`), `units` (default 0), `unit` | waits, then succeeds; with `units`, waits `duration` per unit and reports progress within the item |
+    /// | `sleep` | `duration` (default `100ms`) | waits, then succeeds |
     /// | `fail` | `probability` (0–1, default 1), `class` (`retryable`, `permanent`, `in_doubt`), `reject` (bool), `seed`, `message` (per item) | fails a reproducible fraction of attempts |
     /// | `append` | `path` | appends the item key as a line (side-effecting, probed on resume) |
     /// | `write` | `path`, `format` (`csv`, `jsonl`), `columns` (list) | writes one row per item |
@@ -20,11 +20,7 @@ extension ActionRegistry {
             guard let duration = DurationText.parse(text) else {
                 throw CLIError.usage("step '\(request.step.id)' (sleep): bad duration '\(text)'")
             }
-            let units = Int(try request.text("units") ?? "0")
-            guard let units, units >= 0 else {
-                throw CLIError.usage("step '\(request.step.id)' (sleep): units must be a non-negative integer")
-            }
-            return SleepAction(duration: duration, units: units, unit: try request.text("unit") ?? "units")
+            return SleepAction(duration: duration)
         }
         registry.register("fail") { request in try BuiltInFail(request) }
         registry.register("append") { request in AppendAction(path: try request.requiredText("path")) }

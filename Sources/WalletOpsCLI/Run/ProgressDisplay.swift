@@ -5,7 +5,7 @@ import Synchronization
 /// Renders the engine's progress events: a live line per running step redrawn in place on a
 /// terminal (at most 10 times a second), a one-line summary every `interval` off a terminal (cron,
 /// pipes), or step start/end events in JSON mode with a `progress` event per running step every
-/// `interval`. Each step's in-item progress (``StepProgress/inItem``) is shown with it.
+/// `interval`.
 final class ProgressDisplay: Sendable {
     enum Mode: Sendable {
         case live, lines, json
@@ -108,24 +108,16 @@ final class ProgressDisplay: Sendable {
         state.linesDrawn = 0
     }
 
-    /// The fields of a JSON `progress` event: the step's counts, and its in-item progress as `item_*`.
+    /// The fields of a JSON `progress` event: the step's counts.
     static func fields(_ step: StepProgress) -> [String: JSONField] {
-        var fields: [String: JSONField] = [
+        [
             "step": .string(step.id), "done": .int(step.done), "total": step.total.map { .int($0) } ?? .null,
             "succeeded": .int(step.succeeded), "failed": .int(step.failed), "rejected": .int(step.rejected),
             "rate": .double(step.ratePerSecond),
         ]
-        if let inner = step.inItem {
-            fields["item_done"] = .int(inner.done)
-            fields["item_total"] = inner.total.map { .int($0) } ?? .null
-            fields["item_unit"] = .string(inner.unit)
-            fields["item_rate"] = .double(inner.ratePerSecond)
-        }
-        return fields
     }
 
-    /// `import 1234/50000 (2.5%) 5000/s ETA 9s, 0 failed, 0 rejected`, and with in-item progress
-    /// `, in item: 1200/20000 rows (6.0%) 350/s ETA 54s`.
+    /// `import 1234/50000 (2.5%) 5000/s ETA 9s, 0 failed, 0 rejected`.
     static func describe(_ step: StepProgress, rate: Double) -> String {
         var text = "\(step.id) \(step.done)"
         if let total = step.total, total > 0 {
@@ -136,24 +128,6 @@ final class ProgressDisplay: Sendable {
             text += " ETA " + clock(Double(total - step.done) / rate)
         }
         text += ", \(step.failed) failed, \(step.rejected) rejected"
-        if let inner = step.inItem { text += ", " + describe(inner) }
-        return text
-    }
-
-    /// `in item: 1200/20000 rows (6.0%) 350/s ETA 54s` (`in 3 items: ...` when several report).
-    static func describe(_ inner: ItemProgress) -> String {
-        var text = (inner.items > 1 ? "in \(inner.items) items: " : "in item: ") + "\(inner.done)"
-        if let total = inner.total { text += "/\(total)" }
-        text += " \(inner.unit)"
-        if let total = inner.total, total > 0 {
-            text += " (\(String(format: "%.1f", Double(inner.done) * 100 / Double(total)))%)"
-        }
-        if inner.ratePerSecond > 0 {
-            text += " \(Int(inner.ratePerSecond.rounded()))/s"
-            if let total = inner.total, total > inner.done {
-                text += " ETA " + clock(Double(total - inner.done) / inner.ratePerSecond)
-            }
-        }
         return text
     }
 
