@@ -2,19 +2,20 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A large import SIGKILLed twice mid-run and resumed: exactly one wallet per distinct valid key, no
+/// A large import SIGKILLed five times at random moments and resumed: exactly one wallet per distinct valid key, no
 /// duplicate address, the output holding each imported row once and the rejects each bad row once.
 ///
 /// 20,000 distinct keys plus duplicate and bad rows spread through the file (set `WALLETOPS_KILL_TEST_ROWS`
-/// to change the count). Each kill lands when the run's own output holds a third (first run) or two
-/// thirds (second run) of the rows: rows are written in source order as the run's watermark advances, so
-/// the count is the run's progress. A run that ends before its kill could land fails the test.
+/// to change the count; 100000 is the size). Each kill lands when the run's own output holds a
+/// random share of the rows (round k between 16k+4 % and 16k+15 %): rows are written in source order as the
+/// run's watermark advances, so the count is the run's progress. A run that ends before its kill could
+/// land fails the test.
 @Suite(.serialized) struct JobsKillResumeTests {
     static var distinctKeys: Int {
         Int(ProcessInfo.processInfo.environment["WALLETOPS_KILL_TEST_ROWS"] ?? "") ?? 20_000
     }
 
-    @Test(.timeLimit(.minutes(20))) func importKilledTwiceAndResumed() throws {
+    @Test(.timeLimit(.minutes(20))) func importKilledFiveTimesAtRandomAndResumed() throws {
         let count = Self.distinctKeys
         let world = try JobsEndToEndTests.JobsWorld(served: false)
         var keys: [String] = []
@@ -60,8 +61,16 @@ import Testing
             "--var", "batch=250", "--var", "parallel=4",
         ]
 
+        // Five kills at random moments (a fifth of the run apart at least, so each round gets somewhere),
+        // from a seed printed for replay.
+        let seed =
+            UInt64(ProcessInfo.processInfo.environment["WALLETOPS_KILL_TEST_SEED"] ?? "")
+            ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        print("kill moments seed \(seed) (WALLETOPS_KILL_TEST_SEED)")
+        var moments = SeededMoments(seed: seed)
+        let targets = (0..<5).map { round in rowCount * (round * 16 + 4 + moments.next(below: 12)) / 100 }
         var seenAtLastKill = 0
-        for (round, target) in [(1, rowCount / 3), (2, rowCount * 2 / 3)] {
+        for (round, target) in zip(1...5, targets) {
             // Rows are written in source order, so the output's rows are the run's progress.
             seenAtLastKill = try world.killMidRun(
                 arguments, round: round, output: world.path("out.csv"), target: target, poll: .milliseconds(20),
@@ -106,5 +115,18 @@ import Testing
     static func dataRows(_ path: String) -> Int {
         guard let data = FileManager.default.contents(atPath: path) else { return 0 }
         return max(0, data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } - 1)
+    }
+}
+
+/// Reproducible small random numbers for the kill moments.
+struct SeededMoments {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
