@@ -117,7 +117,7 @@ final class ProgressDisplay: Sendable {
         ]
     }
 
-    /// `import 1234/50000 (2.5%) 5000/s ETA 9s, 0 failed, 0 rejected`.
+    /// `import 1234/50000 (2.5%) 5000/s ETA 10s, 0 failed, 0 rejected`.
     static func describe(_ step: StepProgress, rate: Double) -> String {
         var text = "\(step.id) \(step.done)"
         if let total = step.total, total > 0 {
