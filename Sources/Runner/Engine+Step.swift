@@ -55,9 +55,10 @@ extension Engine {
             progress: progressState[index], now: options.clock.now())
         runtime.progress.withLock { $0.status = .running }
         try? await checkpoint?.recordStep(step.id, status: "running")
-        // A chunk step's feed holds two chunks at least: a worker waits for a whole one.
+        // A chunk step's feed holds one chunk at least (a worker waits for a whole one) and no more: the rows
+        // held are the chunks in flight plus the one being read, whatever the input's size.
         let feed = StepFeed<PreparedItem>(
-            capacity: runtime.chunkAction == nil ? options.window : max(options.window, 2 * step.batch))
+            capacity: runtime.chunkAction == nil ? options.window : max(options.window, step.batch))
         if let chunkAction = runtime.chunkAction, register(feed, stepIndex: index) {
             let workers = min(step.concurrency, plan.concurrency)
             await withTaskGroup(of: Void.self) { group in

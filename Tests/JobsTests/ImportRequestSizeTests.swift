@@ -92,9 +92,9 @@ import WalletCrypto
         #expect(other.current == ImportWalletsRequest.maxWallets)
     }
 
-    /// `batch` and `parallel` left at 0: 3,000-row batches four at a time (12,000 rows in flight, so memory
-    /// is flat from 10,000 rows up), 100 keystores a batch eight at a time, per-user mode eight subjects
-    /// at once; explicit values are kept.
+    /// `batch` and `parallel` left at 0: 3,000-row chunks three at a time (with the one the engine's feed
+    /// holds, 12,000 rows, so memory is flat from 10,000 rows up), 100 keystores a chunk eight at a time,
+    /// per-user mode eight subjects at once; explicit values are kept.
     @Test func defaultsBoundTheRowsInFlight() {
         func configuration(_ format: ImportKeysAction.Format, batch: Int = 0, parallel: Int = 0)
             -> ImportKeysAction.Configuration
@@ -105,13 +105,13 @@ import WalletCrypto
                 batchSize: batch)
         }
         let csv = configuration(.base58CSV)
-        #expect(csv.batchSize == 3000 && csv.concurrency == 4 && csv.subjectsInParallel == 8)
+        #expect(csv.batchSize == 3000 && csv.concurrency == 3 && csv.subjectsInParallel == 8)
         let keystores = configuration(.keystoreDirectory)
         #expect(keystores.batchSize == 100 && keystores.concurrency == 8)
         let thousand = configuration(.hexCSV, batch: 1000)
         #expect(thousand.batchSize == 1000 && thousand.concurrency == 8)
         let four = configuration(.hexCSV, batch: 4000)
-        #expect(four.batchSize == 4000 && four.concurrency == 3)
+        #expect(four.batchSize == 4000 && four.concurrency == 2)
         let explicit = configuration(.hexCSV, batch: 2500, parallel: 5)
         #expect(explicit.batchSize == 2500 && explicit.concurrency == 5 && explicit.subjectsInParallel == 5)
     }

@@ -98,11 +98,11 @@ public struct ImportKeysAction: ChunkAction {
         /// average).
         public static let defaultRowsInFlight = 12_000
 
-        /// Batches in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows, at
-        /// least 2 batches (one prepared while another is written) and at most 8: 4 of 3,000, 8 of 1,000,
-        /// 8 of 100 keystores (docs/jobs.md "Performance").
+        /// Chunks in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows with the
+        /// chunk the engine's feed holds beside them, at least 2 chunks and at most 8: 3 of 3,000, 8 of
+        /// 1,000, 8 of 100 keystores (docs/jobs.md "Performance").
         public static func defaultConcurrency(batchSize: Int) -> Int {
-            max(2, min(8, defaultRowsInFlight / max(batchSize, 1)))
+            max(2, min(8, defaultRowsInFlight / max(batchSize, 1) - 1))
         }
 
         /// Rows per batch when the playbook leaves `batch` at 0: 3,000 (one ImportWallets request, so the
