@@ -9,9 +9,8 @@ import Glibc
 /// A job whose served core dies mid-run ends on its own (issue 28): real `walletops run` processes
 /// against a real `core serve` child that is SIGKILLed while batches are in flight.
 @Suite(.serialized) struct CoreDeathEndToEndTests {
-    /// How long a job may take to exit after its core dies: the action's own three tries and the step's
-    /// retry policy (`attempts: 3`, backoff capped at 200 ms then 400 ms) take about 2 s against a refused
-    /// port; the rest is margin for a loaded 2-core machine.
+    /// How long a job may take to exit after its core dies: the step's retry policy (`attempts: 3`) against
+    /// a refused port, with margin for a loaded 2-core machine (measured times: docs/jobs.md).
     static let exitBound: Duration = .seconds(15)
 
     /// A `walletops` child whose output goes to files, waited on with a deadline.
@@ -134,8 +133,8 @@ import Glibc
         print("the job exited after its core died in \(took.map { secondsText($0) })")
     }
 
-    /// How long the import may take to exit after its core dies: its pipeline retries a batch on its own
-    /// before the step's policy (about 8 s measured), the rest margin.
+    /// How long the import may take to exit after its core dies: its step's retry policy (`attempts: 6`,
+    /// backoff up to 2 s) against a refused port, with margin.
     static let importExitBound: Duration = .seconds(30)
 
     /// The import job too (it hung in 4 of 9 tries): 60,000 keys against a served core SIGKILLed 2 s in.
