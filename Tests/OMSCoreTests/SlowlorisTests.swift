@@ -84,15 +84,23 @@ private struct QuickHandler: WaasRequestHandler {
             }
             if !pending.isEmpty { usleep(10_000) }  // polling connects still in progress, with a deadline
         }
-        // The legitimate client, from 127.0.0.1: served within a second.
+        // The legitimate client, from 127.0.0.1: served within a second (the fastest of three requests, so a
+        // machine busy with the other suites does not decide it; without the cap each one waits 10 s).
         let transport = HTTPTransport(baseURL: server.baseURL, timeout: 10)
         let clock = ContinuousClock()
-        var status = 0
-        let took = try await clock.measure {
-            status = try await transport.send(WaasHTTPRequest(path: "/v1/Waas/Echo", body: Array("{}".utf8))).status
+        var times: [Duration] = []
+        for _ in 0..<3 {
+            var status = 0
+            times.append(
+                try await clock.measure {
+                    status = try await transport.send(
+                        WaasHTTPRequest(path: "/v1/Waas/Echo", body: Array("{}".utf8))
+                    ).status
+                })
+            #expect(status == 200)
         }
-        #expect(status == 200)
-        #expect(took < .seconds(1), "the legitimate request took \(took)")
+        let took = times.min()!
+        #expect(took < .seconds(1), "the legitimate requests took \(times)")
         // The server holds at most its per-client cap of them; it closed the others.
         let cap = WaasHTTPServer.Configuration().maxConnectionsPerClient
         var closed = 0
