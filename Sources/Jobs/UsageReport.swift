@@ -36,6 +36,16 @@ public struct UsageReport: Sendable {
             self.status = status
         }
 
+        /// A row of `values` in ``UsageReport/header`` order (missing ones empty).
+        public init(values: [String]) {
+            let v = values + Array(repeating: "", count: max(0, UsageReport.header.count - values.count))
+            self.init(
+                walletId: v[0], walletAddress: v[1], appName: v[2], appURL: v[3], credentialId: v[4], sessionId: v[5],
+                network: v[6], chainId: v[7], grantKind: v[8], grantTo: v[9], grantToken: v[10], limit: v[11],
+                used: v[12], remaining: v[13], percentUsed: v[14], usedNativeUnits: v[15], expiresAt: v[16],
+                status: v[17])
+        }
+
         /// The values in ``UsageReport/header`` order.
         public var values: [String] {
             [

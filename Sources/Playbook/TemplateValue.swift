@@ -83,6 +83,18 @@ public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
         self = try JSONDecoder().decode(TemplateValue.self, from: Data(jsonText.utf8))
     }
 
+    /// A step's output as templates read it (`steps.<id>.outputs.<name>`): text that is a JSON array or
+    /// object is that value, so a step can hand a list to a later step's `for_each`; other text is a string.
+    public init(output text: String) {
+        if let first = text.utf8.first, first == UInt8(ascii: "[") || first == UInt8(ascii: "{"),
+            let value = try? TemplateValue(jsonText: text)
+        {
+            self = value
+        } else {
+            self = .string(text)
+        }
+    }
+
     private static func format(_ d: Double) -> String {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
         return String(d)

@@ -276,7 +276,7 @@ extension StepRuntime {
             key: item.key, fields: fields, state: state, outputs: outputs, message: message, errorClass: errorClass)
         return step.sinks.map { sink in
             var bytes: [UInt8] = []
-            if let row = sink.row(record) {
+            for row in sink.rows(record) {
                 CSVRecord.append(item.secretFields.isEmpty ? row : row.map(item.redacting), to: &bytes)
             }
             return bytes

@@ -31,10 +31,16 @@ final class StepRuntime: Sendable {
     let needsFlush = Atomic<Bool>(false)
     /// The turns of the step's chunks in input order (``ChunkContext/inInputOrder(_:)``).
     let inputOrder = InputOrderGate()
+    /// The outputs of the steps that finished before this one started.
+    let outputs: StepOutputs
 
-    init(index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration) {
+    init(
+        index: Int, step: StepPlan, budget: FailureBudget?, progress: ProgressBox, now: Duration,
+        outputs: StepOutputs = StepOutputs()
+    ) {
         self.index = index
         self.step = step
+        self.outputs = outputs
         self.sideEffecting = step.needsIntents
         self.chunkAction = step.action as? any ChunkAction
         self.bucket = step.ratePerSecond.map { TokenBucket(rate: $0, burst: step.burst, now: now) }
@@ -52,7 +58,7 @@ extension Engine {
         let step = plan.steps[index]
         let runtime = StepRuntime(
             index: index, step: step, budget: step.failureBudget ?? plan.failureBudget,
-            progress: progressState[index], now: options.clock.now())
+            progress: progressState[index], now: options.clock.now(), outputs: finishedOutputs.withLock { $0 })
         runtime.progress.withLock { $0.status = .running }
         try? await checkpoint?.recordStep(step.id, status: "running")
         // A chunk step's feed holds one chunk at least (a worker waits for a whole one) and no more: the rows
@@ -111,7 +117,7 @@ extension Engine {
         // Items below the step's watermark are settled already (an earlier invocation ran it).
         var settled = 0
         if let checkpoint, let mark = try? await checkpoint.mark(step: step.id) { settled = mark.watermark }
-        let iterator = step.items.makeIterator()
+        let iterator = step.items.makeIterator(after: finishedOutputs.withLock { $0 })
         var count = 0
         var position = -1
         var updates: [RunHandle.Update] = []
@@ -143,7 +149,7 @@ extension Engine {
     func fill(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
         defer { feed.finish() }
         let step = runtime.step
-        let iterator = step.items.makeIterator()
+        let iterator = step.items.makeIterator(after: runtime.outputs)
         var lookups = false
         var resumedMark: RunHandle.Mark?
         if let checkpoint, checkpoint.isResumed {
@@ -258,6 +264,10 @@ extension Engine {
                     runtime.progress.withLock {
                         $0.succeeded += 1
                         $0.resumed += 1
+                    }
+                    if item.key == ItemSource.singleKey {
+                        let outputs = JSONText.parseObject(found.resultJSON ?? "{}")
+                        finishedOutputs.withLock { $0.byStep[step.id] = outputs }
                     }
                 case .rejected:
                     runtime.progress.withLock {
@@ -663,6 +673,13 @@ extension Engine {
             return budget.isExceeded(failures: failures, finished: progress.done) ? (failures, progress.done) : nil
         }
         var full = false
+        if state == .succeeded, item.key == ItemSource.singleKey {
+            // What a later step may read: the outputs as the checkpoint keeps them.
+            var outputs = result?.outputs ?? [:]
+            for name in result?.secretOutputs ?? [] { outputs[name] = nil }
+            if !item.secretFields.isEmpty { outputs = outputs.mapValues { item.redacting($0) } }
+            finishedOutputs.withLock { $0.byStep[runtime.step.id] = outputs }
+        }
         let hasSinks = !runtime.step.sinks.isEmpty
         if checkpoint != nil || hasSinks {
             let runID = checkpoint?.runID ?? 0

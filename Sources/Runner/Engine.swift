@@ -67,6 +67,8 @@ public final class Engine: Sendable {
     let progressState: [ProgressBox]
     let limiter: ConcurrencyLimiter?
     let realClock = SystemClock()
+    /// The outputs of the single-item steps that succeeded (this invocation or, on resume, an earlier one).
+    let finishedOutputs = Mutex(StepOutputs())
 
     /// Prepares an engine. Throws ``PlanError`` for an invalid plan.
     public init(plan: RunPlan, checkpoint: RunHandle?, options: Options = Options()) throws {

@@ -20,6 +20,32 @@ extension ItemSource {
     public static func values(_ list: [TemplateValue]) -> ItemSource {
         items(list.enumerated().map { WorkItem(key: "index:\($0 + 1)", fields: ItemFields.from($1)) })
     }
+
+    /// The elements of a list made when the step starts from the outputs of the steps before it
+    /// (`for_each: ${{ steps.select.outputs.grants }}`), keyed `index:<n>` like ``values(_:)``. The list is
+    /// made again on resume from the same checkpointed outputs, so positions are stable; an error making it
+    /// is the step's input error (the run aborts with its message).
+    public static func values(afterSteps make: @escaping @Sendable (StepOutputs) throws -> [TemplateValue])
+        -> ItemSource
+    {
+        ItemSource(afterSteps: { outputs in OutputValuesIterator { try make(outputs) } })
+    }
+}
+
+/// The items of a list made on the first read.
+private final class OutputValuesIterator: SynchronousItemIterator {
+    private let make: () throws -> [TemplateValue]
+    private var list: [TemplateValue]?
+    private var index = 0
+
+    init(_ make: @escaping () throws -> [TemplateValue]) { self.make = make }
+
+    func nextItem() throws -> WorkItem? {
+        if list == nil { list = try make() }
+        guard let list, index < list.count else { return nil }
+        defer { index += 1 }
+        return WorkItem(key: "index:\(index + 1)", fields: ItemFields.from(list[index]))
+    }
 }
 
 /// Flattens a template value into item fields: an object's members (strings as they are, other values

@@ -39,18 +39,28 @@ extension SynchronousItemIterator {
 /// Where a step's items come from: a factory of iterators, so the input is streamed and never held
 /// in memory whole, and can be read again from the start when a run resumes.
 public struct ItemSource: Sendable {
-    private let make: @Sendable () -> any ItemIterator
+    private let make: @Sendable (StepOutputs) -> any ItemIterator
     /// The number of items when known in advance (for progress display), else nil.
     public let count: Int?
 
     /// A source from an iterator factory.
     public init(count: Int?, makeIterator: @escaping @Sendable () -> any ItemIterator) {
         self.count = count
+        self.make = { _ in makeIterator() }
+    }
+
+    /// A source made when its step starts, from the outputs of the steps finished before it (a step
+    /// over the list an earlier step selected): the items exist only once those steps have run.
+    public init(count: Int? = nil, afterSteps makeIterator: @escaping @Sendable (StepOutputs) -> any ItemIterator) {
+        self.count = count
         self.make = makeIterator
     }
 
     /// A fresh iterator from the first item.
-    public func makeIterator() -> any ItemIterator { make() }
+    public func makeIterator() -> any ItemIterator { make(StepOutputs()) }
+
+    /// A fresh iterator from the first item, given the outputs of the steps finished so far.
+    public func makeIterator(after outputs: StepOutputs) -> any ItemIterator { make(outputs) }
 
     /// The key of the one item of a step without `for_each`.
     public static let singleKey = "-"
@@ -76,6 +86,19 @@ public struct ItemSource: Sendable {
     {
         ItemSource(count: count) { AsyncSequenceIterator(makeSequence().makeAsyncIterator()) }
     }
+}
+
+/// The outputs of the single-item steps (steps without `for_each`) that finished, by step id: what a
+/// later step's items and parameters may be made from (`steps.<id>.outputs.<name>` in a playbook).
+public struct StepOutputs: Sendable, Equatable {
+    /// Outputs by step id, then output name (secret outputs are never here).
+    public var byStep: [String: [String: String]]
+
+    /// Outputs by step id.
+    public init(_ byStep: [String: [String: String]] = [:]) { self.byStep = byStep }
+
+    /// The outputs of `step`, nil when it has not finished (or is not a single-item step).
+    public subscript(step step: String) -> [String: String]? { byStep[step] }
 }
 
 private final class ArrayIterator: ItemIterator {

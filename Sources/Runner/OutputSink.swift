@@ -17,15 +17,20 @@ public struct OutputSink: Sendable {
     public var path: String
     /// The header row, written when the file is started.
     public var header: [String]
-    /// The row of an item (nil: none). Called with what the checkpoint keeps of the item, so the same
-    /// row comes out after a resume.
-    public var row: @Sendable (SinkRecord) -> [String]?
+    /// The rows of an item, in order (none: empty). Called with what the checkpoint keeps of the item, so
+    /// the same rows come out after a resume.
+    public var rows: @Sendable (SinkRecord) -> [[String]]
 
-    /// Creates a sink.
+    /// A sink of at most one row per item (nil: none).
     public init(path: String, header: [String], row: @escaping @Sendable (SinkRecord) -> [String]?) {
+        self.init(path: path, header: header, rows: { record in row(record).map { [$0] } ?? [] })
+    }
+
+    /// A sink of any number of rows per item (a session and its grants).
+    public init(path: String, header: [String], rows: @escaping @Sendable (SinkRecord) -> [[String]]) {
         self.path = path
         self.header = header
-        self.row = row
+        self.rows = rows
     }
 }
 

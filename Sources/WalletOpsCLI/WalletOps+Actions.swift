@@ -8,7 +8,8 @@ import Runner
 extension WalletOps {
     /// The actions playbooks may use: the built-ins plus the jobs of docs/jobs.md
     /// (`jobs.create-wallets`, `wallet.create`, `jobs.write-wallets`, `jobs.import-keys`,
-    /// `jobs.revoke-sweep`, `jobs.usage-report`). Every run command and `validate` read it.
+    /// `jobs.revoke-select`, `jobs.revoke-grants`, `jobs.usage-sessions`, `jobs.session-usage`,
+    /// `jobs.usage-report`). Every run command and `validate` read it.
     public static var actions: ActionRegistry {
         var registry = ActionRegistry.builtIn
         registry.registerJobs()
@@ -90,14 +91,8 @@ extension ActionRegistry {
                     batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
                     attestationRoot: try request.text("attestation_root"), perUser: perUser))
         }
-        register("jobs.revoke-sweep") { request in
+        register("jobs.revoke-select") { request in
             let step = request.step.id
-            guard let mode = RevokeSweepAction.Mode(rawValue: try request.text("mode") ?? "plan") else {
-                throw CLIError.usage("step '\(step)': mode must be plan or apply")
-            }
-            guard let selection = RevokeSweepAction.Selection(rawValue: try request.text("select") ?? "expired") else {
-                throw CLIError.usage("step '\(step)': select must be expired, non-caller or expired-or-non-caller")
-            }
             var olderThan: Int64?
             if let text = try request.text("older_than"), !text.isEmpty {
                 guard let duration = DurationText.parse(text) else {
@@ -112,12 +107,27 @@ extension ActionRegistry {
                 }
                 type = text == "direct" ? .direct : .remote
             }
-            return RevokeSweepAction(
+            guard let selection = RevokeSelectAction.Selection(rawValue: try request.text("select") ?? "expired") else {
+                throw CLIError.usage("step '\(step)': select must be expired, non-caller or expired-or-non-caller")
+            }
+            let coreURL = try request.coreURL()
+            return RevokeSelectAction(
                 .init(
-                    mode: mode, selection: selection, appName: try request.text("app_name"), olderThan: olderThan,
-                    type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
-                    output: try request.requiredText("output"), coreURL: try request.coreURL(),
-                    concurrency: try request.integer("concurrency") ?? 8))
+                    mode: try request.revokeMode(), selection: selection, appName: try request.text("app_name"),
+                    olderThan: olderThan, type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
+                    output: try request.requiredText("output"), concurrency: try request.integer("concurrency") ?? 8)
+            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
+        }
+        register("jobs.revoke-grants") { request in
+            guard request.step.forEach != nil else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)' (jobs.revoke-grants) needs for_each: the grants a jobs.revoke-select "
+                        + "step selected (see jobs/revoke-sweep.yaml)")
+            }
+            let coreURL = try request.coreURL()
+            return RevokeGrantsAction(mode: try request.revokeMode(), output: try request.requiredText("output")) {
+                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+            }
         }
         register("demo.seed") { request in
             SeedDemoAction(
@@ -141,8 +151,24 @@ extension ActionRegistry {
             return UsageReportAction(
                 .init(
                     outputDirectory: try request.requiredText("output_dir"), formats: formats,
-                    nearLimit: try request.integer("near_limit") ?? 80, coreURL: try request.coreURL(),
-                    concurrency: try request.integer("concurrency") ?? 8))
+                    nearLimit: try request.integer("near_limit") ?? 80))
+        }
+        register("jobs.usage-sessions") { request in
+            let coreURL = try request.coreURL()
+            return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8) {
+                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+            }
+        }
+        register("jobs.session-usage") { request in
+            guard request.step.forEach != nil else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)' (jobs.session-usage) needs for_each: the sessions a "
+                        + "jobs.usage-sessions step listed (see jobs/usage-report.yaml)")
+            }
+            let coreURL = try request.coreURL()
+            return SessionUsageAction(outputDirectory: try request.requiredText("output_dir")) {
+                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+            }
         }
     }
 }
@@ -155,6 +181,14 @@ extension ActionRequest {
             throw CLIError.usage("step '\(step.id)' (\(step.action)): with.\(name) '\(text)' is not an integer")
         }
         return value
+    }
+
+    /// The `mode` parameter of the revoke sweep's steps (default plan).
+    func revokeMode() throws -> RevokeSelectAction.Mode {
+        guard let mode = RevokeSelectAction.Mode(rawValue: try text("mode") ?? "plan") else {
+            throw CLIError.usage("step '\(step.id)': mode must be plan or apply")
+        }
+        return mode
     }
 
     /// The `type` parameter as a wallet type (default ethereum).

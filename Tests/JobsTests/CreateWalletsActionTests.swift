@@ -46,15 +46,35 @@ import WalletCrypto
     static func withCore<T>(
         wrap: (any WaasTransport) -> any WaasTransport = { $0 }, _ body: (WaasClient, URL) async throws -> T
     ) async throws -> T {
+        try await withCoreService(wrap: wrap) { client, folder, _ in try await body(client, folder) }
+    }
+
+    /// ``withCore(wrap:_:)`` that also hands `body` a way to sign the same identity in again with a new
+    /// credential (a second direct grant on every wallet).
+    static func withCoreService<T>(
+        wrap: (any WaasTransport) -> any WaasTransport = { $0 },
+        _ body: (WaasClient, URL, @Sendable () async throws -> WaasClient) async throws -> T
+    ) async throws -> T {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-create-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
         let home = CoreHome(url: url)
         let project = try WaasService.initialize(home: home, project: "test").project
         let service = try WaasService.open(home: home)
-        let client = WaasClient(
-            transport: wrap(InProcessTransport(handler: service)),
-            publishableKey: try PublishableKey(project.publishableKey),
-            signer: P256RequestSigner(key: try P256.Signing.PrivateKey()))
+        let publishableKey = try PublishableKey(project.publishableKey)
+        let client = try await signIn(
+            WaasClient(
+                transport: wrap(InProcessTransport(handler: service)), publishableKey: publishableKey,
+                signer: P256RequestSigner(key: try P256.Signing.PrivateKey())), service: service)
+        return try await body(client, url) {
+            try await signIn(
+                WaasClient(
+                    transport: InProcessTransport(handler: service), publishableKey: publishableKey,
+                    signer: P256RequestSigner(key: try P256.Signing.PrivateKey())), service: service)
+        }
+    }
+
+    /// `client` signed in as ops@example.com through the core's development issuer.
+    static func signIn(_ client: WaasClient, service: WaasService) async throws -> WaasClient {
         let dev = try await service.devIssuer()!
         let token = try dev.idToken(email: "ops@example.com", now: service.now)
         let commit = try await client.call(
@@ -67,7 +87,7 @@ import WalletCrypto
             .completeAuth,
             CompleteAuthRequest(identityType: .oidc, authMode: .idToken, verifier: commit.verifier, answer: token),
             as: CompleteAuthResponse.self)
-        return try await body(client, url)
+        return client
     }
 
     static func rows(_ path: String) throws -> [[String]] {

@@ -112,6 +112,19 @@ struct PreparedRun {
                         }
                         totals[step.id] = inputCounts[name]
                         return ItemSource.input(declaration, context: publicContext, count: inputCounts[name])
+                    case .template(let template) where template.references.contains { $0.root == "steps" }:
+                        // A list an earlier step made: evaluated when this step starts, from its outputs.
+                        totals.updateValue(nil, forKey: step.id)
+                        let step = step
+                        return ItemSource.values(afterSteps: { outputs in
+                            var context = publicContext
+                            context.steps = outputs.byStep.mapValues { $0.mapValues(TemplateValue.init(output:)) }
+                            do {
+                                return try step.forEachList(in: context) ?? []
+                            } catch {
+                                throw CLIError.usage("step '\(step.id)': for_each: \(error)")
+                            }
+                        })
                     case .template:
                         do {
                             let list = try step.forEachList(in: publicContext) ?? []

@@ -1,0 +1,119 @@
+import Foundation
+import OMSCore
+import OMSProtocol
+import Runner
+
+/// `jobs.session-usage`: the second step of the usage report, over the sessions `jobs.usage-sessions`
+/// listed (`for_each: ${{ steps.sessions.outputs.sessions }}`). Each session is one row of the run:
+/// GetSession and GetSessionUsage on its network, and one line per grant of the session in
+/// `<output_dir>/usage.csv` (a sink, in session order; header ``UsageReport/header``).
+public struct SessionUsageAction: ChunkAction {
+    /// The report's folder (`usage.csv` goes in it).
+    public let outputDirectory: String
+    /// When the report is made (a session is `expired` from its expiry on).
+    public let now: @Sendable () -> Int64
+    /// The signed-in client, opened on the first chunk.
+    let client: @Sendable () throws -> WaasClient
+
+    /// An action writing `<outputDirectory>/usage.csv`, reading through `client()`.
+    public init(
+        outputDirectory: String, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        client: @escaping @Sendable () throws -> WaasClient
+    ) {
+        self.outputDirectory = outputDirectory
+        self.now = now
+        self.client = client
+    }
+
+    public var name: String { "jobs.session-usage" }
+    /// One session per chunk: two reads each, so the step's concurrency is the sessions read at once.
+    public var defaultBatch: Int { 1 }
+
+    /// `usage.csv` in `directory`.
+    public static func rowsPath(in directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent("usage.csv").path
+    }
+
+    public var sinks: [OutputSink] {
+        [
+            OutputSink(path: Self.rowsPath(in: outputDirectory), header: UsageReport.header) { record in
+                guard record.state == .succeeded, let text = record.outputs["rows"],
+                    let rows = try? JSONDecoder().decode([[String]].self, from: Data(text.utf8))
+                else { return [] }
+                return rows
+            }
+        ]
+    }
+
+    public func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
+        let client = try client()
+        var outcomes: [ItemOutcome] = []
+        for item in chunk {
+            let fields = item.fields
+            guard let sessionId = fields["session_id"], !sessionId.isEmpty else {
+                outcomes.append(.rejected(reason: "the item has no session_id"))
+                continue
+            }
+            let revoked = fields["revoked"] == "true"
+            do {
+                let session = try await client.call(
+                    .getSession, GetSessionRequest(sessionId: sessionId, includeRevoked: revoked ? true : nil),
+                    as: GetSessionResponse.self
+                ).session
+                let usage = try await client.call(
+                    .getSessionUsage,
+                    GetSessionUsageRequest(
+                        sessionId: sessionId, network: session.chainId, includeRevoked: revoked ? true : nil),
+                    as: GetSessionUsageResponse.self)
+                let rows = Self.rows(fields: fields, session: session, usage: usage, now: now())
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.withoutEscapingSlashes]
+                outcomes.append(
+                    .succeeded(
+                        ActionResult(outputs: [
+                            "rows": String(decoding: try encoder.encode(rows.map(\.values)), as: UTF8.self),
+                            "grants": String(rows.count),
+                        ])))
+            } catch {
+                let failure = JobFailure.classify(error)
+                if failure.isUnavailable { throw failure }
+                outcomes.append(.failed(failure.errorClass, failure.message))
+            }
+        }
+        return outcomes
+    }
+
+    /// The report rows of one session: one per grant.
+    static func rows(
+        fields: [String: String], session: RemoteSession, usage: GetSessionUsageResponse, now: Int64
+    ) -> [UsageReport.Row] {
+        let revoked = fields["revoked"] == "true"
+        let expiry = RFC3339.parse(session.expiresAt) ?? 0
+        let network = Network.all.first { String($0.chainId) == session.chainId }?.name ?? session.chainId
+        return usage.entries.map { entry in
+            let limit = entry.grant.nativeTransfer?.limit ?? entry.grant.erc20Transfer?.limit ?? "0"
+            let used = entry.used ?? "0"
+            let isNative = entry.grant.kind == .nativeTransfer
+            return UsageReport.Row(
+                walletId: fields["wallet_id"] ?? "", walletAddress: fields["wallet_address"] ?? "",
+                appName: fields["app_name"] ?? "", appURL: fields["app_url"] ?? "",
+                credentialId: fields["credential_id"] ?? "", sessionId: fields["session_id"] ?? "",
+                network: network, chainId: session.chainId, grantKind: entry.grant.kind.rawValue,
+                grantTo: entry.grant.nativeTransfer?.to ?? entry.grant.erc20Transfer?.to ?? "",
+                grantToken: entry.grant.erc20Transfer?.token ?? "", limit: limit, used: used,
+                remaining: entry.remaining
+                    ?? (DecimalAmount.isAtLeast(limit, used)
+                        ? DecimalAmount.subtract(DecimalAmount.normalized(limit), DecimalAmount.normalized(used))
+                        : "0"),
+                percentUsed: DecimalAmount.percent(used: used, limit: limit),
+                usedNativeUnits: isNative ? DecimalAmount.nativeUnits(used) : "",
+                expiresAt: session.expiresAt,
+                status: Self.status(revoked: revoked || session.revokedAt != nil, expiry: expiry, now: now))
+        }
+    }
+
+    /// `revoked` wins over `expired` (a revoked session would not come back at its expiry), then `active`.
+    static func status(revoked: Bool, expiry: Int64, now: Int64) -> String {
+        revoked ? "revoked" : expiry <= now ? "expired" : "active"
+    }
+}
