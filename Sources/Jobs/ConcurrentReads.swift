@@ -33,7 +33,7 @@ enum ConcurrentReads {
         var grants: [CredentialInfo] = []
         var page: Page?
         repeat {
-            let response = try await client.jobCall(
+            let response = try await client.call(
                 .listAccess,
                 ListAccessRequest(
                     walletId: walletId, page: page, type: type, includeRevoked: includeRevoked ? true : nil),

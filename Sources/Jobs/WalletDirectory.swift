@@ -24,7 +24,7 @@ public actor WalletDirectory {
 
     /// Lists every wallet again.
     public func refresh() async throws {
-        let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
+        let wallets = try await CoreConnection.allWallets(client)
         listings += 1
         var references: [String: Wallet] = [:]
         var addresses: [String: Wallet] = [:]

@@ -193,6 +193,9 @@ extension Engine {
                 abort("step '\(step.id)': cannot read its items: \(error)")
                 return
             }
+            if position == 0, let count = iterator.count {
+                runtime.progress.withLock { if $0.total == nil { $0.total = count } }
+            }
             if batch.isEmpty {
                 if position < settledBelow {
                     abort(Self.watermarkMismatch(step.id, settledBelow))

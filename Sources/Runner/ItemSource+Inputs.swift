@@ -40,6 +40,8 @@ private final class OutputValuesIterator: SynchronousItemIterator {
 
     init(_ make: @escaping () throws -> [TemplateValue]) { self.make = make }
 
+    var count: Int? { list?.count }
+
     func nextItem() throws -> WorkItem? {
         if list == nil { list = try make() }
         guard let list, index < list.count else { return nil }

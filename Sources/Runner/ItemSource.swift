@@ -5,9 +5,14 @@ public protocol ItemIterator: AnyObject {
     /// Appends up to `limit` items to `items`, fewer only at the end of the input: one call per batch
     /// instead of one async call per item. The default calls ``next()``.
     func next(upTo limit: Int, into items: inout [WorkItem]) async throws
+    /// The number of items, once the iterator knows it and its source did not (a list an earlier step
+    /// made, known at the first read): the step's progress total. Default nil.
+    var count: Int? { get }
 }
 
 extension ItemIterator {
+    public var count: Int? { nil }
+
     public func next(upTo limit: Int, into items: inout [WorkItem]) async throws {
         var added = 0
         while added < limit, let item = try await next() {

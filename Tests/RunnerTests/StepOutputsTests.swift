@@ -72,6 +72,7 @@ import Testing
             options: .init(flushInterval: .milliseconds(5)))
         #expect(summary.status == .completed)
         #expect(summary.steps.first { $0.id == "use" }?.succeeded == 100)
+        #expect(summary.steps.first { $0.id == "use" }?.total == 100, "the total is known once the list is made")
         #expect(selections.load(ordering: .relaxed) == 1, "the resume read the list from the checkpoint")
         let again = seen.withLock { $0 }
         #expect(again.keys.allSatisfy { Int($0.dropFirst())! > 40 }, "nothing finished was sent again: \(again)")

@@ -98,7 +98,7 @@ public struct RevokeSelectAction: Action {
     /// Every grant of every wallet that the filters select, plus the caller's own grants (marked).
     func select(client: WaasClient) async throws -> [RevokeGrantsAction.Grant] {
         let now = configuration.now()
-        let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
+        let wallets = try await CoreConnection.allWallets(client)
         // Grants of several wallets are listed at once, then walked in wallet order so the list is stable.
         let type = configuration.type
         let listed = try await ConcurrentReads.map(wallets, limit: configuration.concurrency) { wallet in

@@ -47,7 +47,7 @@ public struct SeedDemoAction: Action {
             ("demo-sol-2", .solana),
         ] {
             wallets.append(
-                try await owner.jobCall(
+                try await owner.call(
                     .createWallet, CreateWalletRequest(networkFamily: family, reference: reference),
                     as: WalletResponse.self
                 ).wallet)
@@ -69,7 +69,7 @@ public struct SeedDemoAction: Action {
             ("Game Server", "https://games.example"),
         ] {
             let client = owner.signing(with: EthereumRequestSigner(key: .generate()))
-            _ = try await client.jobCall(
+            _ = try await client.call(
                 .registerCredential,
                 RegisterCredentialRequest(
                     lifetime: 7 * 86_400, metadata: CredentialMetadata(appUrl: url, appName: name)),
@@ -80,7 +80,7 @@ public struct SeedDemoAction: Action {
         let now = Int64(Date().timeIntervalSince1970)
         let oneEther = "1000000000000000000"
         func authorize(_ app: WaasClient, wallet: Wallet, grants: [Grant], seconds: Int64) async throws -> String {
-            try await owner.jobCall(
+            try await owner.call(
                 .authorizeRemoteAccess,
                 AuthorizeRemoteAccessRequest(
                     credentialId: app.signer!.credentialId, walletId: wallet.id, grants: grants,
@@ -94,13 +94,13 @@ public struct SeedDemoAction: Action {
         )
             async throws
         {
-            let prepared = try await app.jobCall(
+            let prepared = try await app.call(
                 .prepareEthereumTransaction,
                 PrepareEthereumTransactionRequest(
                     walletId: wallet.id, network: Self.chainId, sessionId: session, to: to, value: value,
                     token: amount == nil ? nil : Self.token, amount: amount),
                 as: PrepareEthereumTransactionResponse.self)
-            _ = try await app.jobCall(
+            _ = try await app.call(
                 .execute, ExecuteRequest(transactionId: prepared.transactionId), as: TransactionStatusResponse.self)
             transfers.append([
                 session, amount == nil ? "nativeTransfer" : "erc20Transfer", amount == nil ? "" : Self.token, to,
@@ -132,7 +132,7 @@ public struct SeedDemoAction: Action {
         // The revoked one spent before its revocation: the report still counts it (status revoked).
         let s6 = try await authorize(games, wallet: wallets[2], grants: [erc20], seconds: 86_400)
         try await send(games, wallet: wallets[2], session: s6, to: Self.vendor, amount: "250000000")
-        _ = try await owner.jobCall(
+        _ = try await owner.call(
             .revokeAccess,
             RevokeAccessRequest(targetCredentialId: games.signer!.credentialId, walletId: wallets[2].id, sessionId: s6),
             as: OKResponse.self)

@@ -23,7 +23,7 @@ public struct UsageSessionsAction: Action {
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         do {
             let client = try client()
-            let wallets = try await StaleNonce.retrying { try await CoreConnection.allWallets(client) }
+            let wallets = try await CoreConnection.allWallets(client)
             let listed = try await ConcurrentReads.map(wallets, limit: concurrency) { wallet in
                 try await ConcurrentReads.allAccess(
                     client: client, walletId: wallet.id, type: .remote, includeRevoked: true)

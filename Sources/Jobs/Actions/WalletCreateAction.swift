@@ -80,17 +80,14 @@ public struct WriteWalletsAction: Action {
         var seen: Set<String> = []
         let ordered = try references().filter { seen.insert($0).inserted }
         let wanted = seen
-        let found = try await StaleNonce.retrying { () async throws -> [String: Wallet] in
-            var found: [String: Wallet] = [:]
-            try await CoreConnection.forEachWalletPage(session.client) { page in
-                // The first wallet with a reference wins: the jobs never create a second one.
-                for wallet in page {
-                    if let reference = wallet.reference, wanted.contains(reference), found[reference] == nil {
-                        found[reference] = wallet
-                    }
+        var found: [String: Wallet] = [:]
+        try await CoreConnection.forEachWalletPage(session.client) { page in
+            // The first wallet with a reference wins: the jobs never create a second one.
+            for wallet in page {
+                if let reference = wallet.reference, wanted.contains(reference), found[reference] == nil {
+                    found[reference] = wallet
                 }
             }
-            return found
         }
         let rows = ordered.compactMap { reference in
             found[reference].map { CreateWalletsAction.row($0, reference: reference) }
