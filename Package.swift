@@ -32,6 +32,7 @@ let package = Package(
         systemLibrary("CYAML", pkgConfig: "yaml-0.1", apt: ["libyaml-dev"]),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: ["libsqlite3-dev"]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
+        systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
 
         // scrypt's memory-hard core (see scryptKernelSettings).
         .target(name: "ScryptKernel", swiftSettings: scryptKernelSettings),
@@ -49,6 +50,8 @@ let package = Package(
         .executableTarget(name: "sdk-tour", dependencies: ["OMSWallet", "OMSCore"], path: "examples/sdk-tour"),
         // A small SQLite layer shared by the core's store and the run checkpoints.
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
+        // A small PostgreSQL layer (libpq) for the run store shared by several machines (issue 24).
+        .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // Playbooks: YAML with marks, schema, templates, diagnostics.
         .target(name: "Playbook", dependencies: ["CYAML"]),
         // The task-graph engine and its checkpoint store.
@@ -88,6 +91,7 @@ let package = Package(
             name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "OMSWalletTests", dependencies: ["OMSWallet", "OMSCore", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
+        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
         .testTarget(

@@ -11,6 +11,8 @@ packages=(
   libyaml-dev       # playbook YAML with line and column marks
   libsqlite3-dev    # embedded core and run checkpoints
   libmicrohttpd-dev # the core's HTTP server
+  libpq-dev         # PostgreSQL's client library: the run store shared by several machines (issue 24)
+  postgresql-15     # the server for the tests and local use (scripts/postgres.sh makes throwaway clusters)
   valgrind          # make ct-check: memcheck with the secrets marked undefined (issue 28)
 )
 

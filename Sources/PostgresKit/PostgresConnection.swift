@@ -1,0 +1,118 @@
+import CPostgres
+import Foundation
+
+/// One connection to PostgreSQL through libpq: statements with parameters (`$1`, `$2`, ...), results as
+/// text, transactions. Used from one thread at a time (``PostgresQueue`` gives it to async code).
+///
+/// A lost connection (a server restart, `pg_terminate_backend`) is reported as ``PostgresError`` with
+/// `isConnectionLost`; the next statement reconnects first (`PQreset`). Design note: libpq's own
+/// blocking calls on a dedicated queue, over a wire-protocol client of our own: libpq is the reference
+/// client (TLS, authentication methods, service files, every URL option), and it is a Debian package.
+public final class PostgresConnection {
+    private var connection: OpaquePointer?
+    /// The URL without its password, for messages.
+    public let displayURL: String
+
+    /// Connects to `url` (`postgresql://user@host:port/db`, or any libpq connection string).
+    ///
+    /// - Throws: ``PostgresError`` with libpq's reason when the server cannot be reached or refuses.
+    public init(url: String) throws(PostgresError) {
+        displayURL = Self.withoutPassword(url)
+        connection = PQconnectdb(url)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            self.connection = nil
+            throw PostgresError(message: "cannot connect to \(displayURL): \(message)", isConnectionLost: true)
+        }
+        // Notices (such as "there is no transaction in progress") are not errors; keep them off stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// The server process serving this connection (for `pg_terminate_backend` in tests and for logs).
+    public var backendPID: Int32 { PQbackendPID(connection) }
+
+    /// Runs one statement with `parameters` bound to `$1`, `$2`, ... and returns its rows.
+    ///
+    /// - Throws: ``PostgresError`` with the server's SQLSTATE, or `isConnectionLost` when the connection
+    ///   broke (whether the statement was applied is then unknown).
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresRows {
+        try reconnectIfLost()
+        let texts = parameters.map(\.text)
+        let result: OpaquePointer? = withCStrings(texts) { pointers in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, pointers, nil, nil, 0)
+        }
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let lost = PQstatus(connection) != CONNECTION_OK
+            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            var message = result.map { Self.message(PQresultErrorMessage($0)) } ?? ""
+            if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
+            throw PostgresError(sqlState: state, message: message, isConnectionLost: lost)
+        }
+        guard let result else { return PostgresRows(columns: [], rows: [], affected: 0) }
+        let columnCount = PQnfields(result)
+        let rowCount = PQntuples(result)
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+        var rows: [[String?]] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            rows.append(
+                (0..<columnCount).map { column in
+                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                })
+        }
+        return PostgresRows(columns: columns, rows: rows, affected: Int(String(cString: PQcmdTuples(result))) ?? 0)
+    }
+
+    /// Runs `body` in a transaction (`BEGIN` ... `COMMIT`), rolled back when it throws.
+    @discardableResult
+    public func transaction<T>(
+        isolation: String = "READ COMMITTED", _ body: () throws -> T
+    ) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL \(isolation)")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func reconnectIfLost() throws(PostgresError) {
+        guard PQstatus(connection) != CONNECTION_OK else { return }
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(
+                message: "cannot reconnect to \(displayURL): \(Self.message(PQerrorMessage(connection)))",
+                isConnectionLost: true)
+        }
+    }
+
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        text.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+    }
+
+    /// `url` with the password of its user part replaced by `***`.
+    static func withoutPassword(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
+        let user = url[scheme.upperBound..<at]
+        guard let colon = user.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
+    }
+}
+
+/// Calls `body` with C strings for `texts` (NULL for nil), valid for the call.
+private func withCStrings<R>(_ texts: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let storage: [UnsafeMutablePointer<CChar>?] = texts.map { $0.map { strdup($0) } ?? nil }
+    defer { for pointer in storage { free(pointer) } }
+    return body(storage.map { $0.map { UnsafePointer($0) } })
+}
