@@ -1,7 +1,10 @@
+import KeyFormats
+import Playbook
+
 /// A failure of an operator job: what went wrong and what to do, never key material.
 ///
 /// Equal by code, like the other public errors of the project.
-public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, InputProblemReporting {
     /// The kind of failure.
     public enum Code: String, Sendable {
         /// No credential is stored in the home, or it belongs to another core.
@@ -22,11 +25,25 @@ public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     /// What went wrong, for the operator.
     public let message: String
+    /// What is wrong with the job's input file, when that is the failure (the run's exit code: 65, 66, 74).
+    public let inputProblem: InputProblem?
 
     /// A failure of kind `code` with `message`.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, inputProblem: InputProblem? = nil) {
         self.code = code
         self.message = message
+        self.inputProblem = inputProblem
+    }
+
+    /// The job's input `input` failed to open or read with `error`.
+    static func input(_ input: String, _ error: KeyFormatError) -> JobsError {
+        let problem: InputProblem
+        switch error.code {
+        case .fileNotFound: problem = .missing
+        case .readFailed, .notAFile: problem = .unreadable
+        default: problem = .invalidData
+        }
+        return JobsError(.invalidInput, "input \(input): \(error)", inputProblem: problem)
     }
 
     public var description: String { message }

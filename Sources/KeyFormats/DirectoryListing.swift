@@ -30,7 +30,8 @@ public struct DirectoryListing: Sendable {
         self.directory = directory
         guard let handle = opendir(directory) else {
             throw KeyFormatError(
-                .readFailed, "cannot list the directory: \(String(cString: strerror(errno)))", file: directory)
+                errno == ENOENT ? .fileNotFound : .readFailed,
+                "cannot list the directory: \(String(cString: strerror(errno)))", file: directory)
         }
         defer { closedir(handle) }
         var names: [String] = []
@@ -57,9 +58,30 @@ public struct DirectoryListing: Sendable {
         path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
     }
 
-    /// The file name without its last extension (`key1.json` -> `key1`; `.hidden` and `noext` kept).
+    /// The reference of a key file: the address of a geth keystore's name
+    /// (`UTC--2019-01-01T00-00-00.000000000Z--9d90...` -> `0x9d90...`: unique per key, where the time
+    /// is only unique per second), else the name without its extension when that is letters
+    /// (`key1.json` -> `key1`; `.hidden`, `noext` and `a.1` kept whole).
     public static func defaultReference(forFileName name: String) -> String {
+        if let address = gethAddress(inFileName: name) { return "0x" + address }
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        let extensionPart = name[name.index(after: dot)...]
+        guard (1...8).contains(extensionPart.utf8.count),
+            extensionPart.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { return name }
         return String(name[..<dot])
+    }
+
+    /// The 40 hex digits (lowercased) that end a geth keystore file name `UTC--<time>--<address>`.
+    static func gethAddress(inFileName name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard name.hasPrefix("UTC--"), bytes.count > 47, bytes[bytes.count - 41] == 0x2D,
+            bytes[bytes.count - 42] == 0x2D
+        else { return nil }
+        let address = bytes[(bytes.count - 40)...]
+        let isHex = address.allSatisfy {
+            (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+        }
+        return isHex ? String(decoding: address, as: UTF8.self).lowercased() : nil
     }
 }

@@ -31,7 +31,9 @@ final class FileInput {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw KeyFormatError(.readFailed, "cannot open: \(String(cString: strerror(errno)))", file: path)
+            throw KeyFormatError(
+                errno == ENOENT ? .fileNotFound : .readFailed, "cannot open: \(String(cString: strerror(errno)))",
+                file: path)
         }
         var info = stat()
         if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {

@@ -85,6 +85,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case expectedAddressMismatch
         /// The same key appeared earlier in the run.
         case duplicateKey
+        /// A file or directory does not exist.
+        case fileNotFound
         /// A file or directory could not be opened or read.
         case readFailed
         /// A file is larger than its format allows.
@@ -105,7 +107,7 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
             case .wrongPassword, .missingPassword, .scryptMemoryLimit, .kdfCostLimit: .decryption
             case .addressMismatch, .expectedAddressMismatch: .mismatch
             case .duplicateKey: .duplicate
-            case .readFailed, .fileTooLarge, .notAFile: .io
+            case .fileNotFound, .readFailed, .fileTooLarge, .notAFile: .io
             }
         }
     }

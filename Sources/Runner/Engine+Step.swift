@@ -1,4 +1,5 @@
 import Foundation
+import Playbook
 import Synchronization
 
 /// An item ready for a worker: what the checkpoint said about it.
@@ -190,7 +191,9 @@ extension Engine {
             do {
                 try await iterator.next(upTo: options.readBatch, into: &batch)
             } catch {
-                abort("step '\(step.id)': cannot read its items: \(error)")
+                abort(
+                    "step '\(step.id)': cannot read its items: \(error)",
+                    inputProblem: (error as? any InputProblemReporting)?.inputProblem)
                 return
             }
             if position == 0, let count = iterator.count {

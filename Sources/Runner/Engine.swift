@@ -1,3 +1,4 @@
+import Playbook
 import Synchronization
 
 /// Runs a ``RunPlan``: steps in graph order, items streamed through bounded worker pools, outcomes
@@ -53,6 +54,8 @@ public final class Engine: Sendable {
         var stopReason: String?
         /// Set with `stopReason` when an unreachable service stopped the run (``ActionError/isUnavailable``).
         var unavailable = false
+        /// Set with `abortReason` when an input's problem aborted the run.
+        var inputProblem: InputProblem?
         var ran = false
     }
 
@@ -135,9 +138,15 @@ public final class Engine: Sendable {
     var isRunning: Bool { phase.load(ordering: .relaxed) == Phase.running.rawValue }
     var isCancelling: Bool { phase.load(ordering: .relaxed) == Phase.cancelling.rawValue }
 
-    /// Stops the run because of a failure budget or a fatal error (first reason wins).
-    func abort(_ reason: String) {
-        control.withLock { if $0.abortReason == nil { $0.abortReason = reason } }
+    /// Stops the run because of a failure budget or a fatal error (first reason wins); `inputProblem`
+    /// when the error is an input's (the exit code says which, ``RunSummary/exitCode``).
+    func abort(_ reason: String, inputProblem: InputProblem? = nil) {
+        control.withLock { state in
+            if state.abortReason == nil {
+                state.abortReason = reason
+                state.inputProblem = inputProblem
+            }
+        }
         if phase.compareExchange(
             expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
         ).exchanged {
@@ -228,8 +237,8 @@ public final class Engine: Sendable {
             group.cancelAll()
         }
         await flush(final: true)
-        let (abortReason, stopReason, unavailable, graceTask) = control.withLock {
-            ($0.abortReason, $0.stopReason, $0.unavailable, $0.graceTask)
+        let (abortReason, stopReason, unavailable, graceTask, inputProblem) = control.withLock {
+            ($0.abortReason, $0.stopReason, $0.unavailable, $0.graceTask, $0.inputProblem)
         }
         graceTask?.cancel()
         var status: RunStatus = .completed
@@ -255,6 +264,7 @@ public final class Engine: Sendable {
         var summary = RunSummary(
             runID: checkpoint?.runID, status: status, reason: reason, steps: steps, elapsed: elapsed)
         summary.stoppedUnavailable = status == .interrupted && unavailable
+        if status == .aborted { summary.inputProblem = inputProblem }
         return summary
     }
 

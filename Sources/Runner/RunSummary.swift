@@ -1,3 +1,5 @@
+import Playbook
+
 /// A step's status as the engine reports it.
 public enum StepStatus: String, Sendable, Equatable {
     case waiting, running, succeeded, failed, skipped, interrupted
@@ -63,6 +65,8 @@ public struct RunSummary: Sendable {
     /// Whether the run stopped because a service it needs was unreachable (``ActionError/isUnavailable``);
     /// `reason` then says which. The status is `interrupted`: resume when the service is back.
     public var stoppedUnavailable = false
+    /// Set when the run aborted because an input is missing, unreadable or holds bad data.
+    public var inputProblem: InputProblem?
 
     public var succeeded: Int { steps.reduce(0) { $0 + $1.succeeded } }
     public var failed: Int { steps.reduce(0) { $0 + $1.failed } }
@@ -71,10 +75,14 @@ public struct RunSummary: Sendable {
 
     /// The process exit code: 0 when everything succeeded; 1 when the run completed with failed,
     /// rejected or skipped items or a skipped step; 2 when a failure budget or a fatal error aborted it;
-    /// 75 when it was interrupted (resume later). Never 0 when anything failed.
+    /// 65, 66 or 74 (sysexits) when an input's bad data, absence or unreadability aborted it; 75 when it
+    /// was interrupted (resume later). Never 0 when anything failed.
     public var exitCode: Int32 {
         switch status {
         case .interrupted, .running: return 75
+        case .aborted where inputProblem == .invalidData: return 65
+        case .aborted where inputProblem == .missing: return 66
+        case .aborted where inputProblem == .unreadable: return 74
         case .aborted, .abandoned: return 2
         case .completed:
             let anyBad =

@@ -32,6 +32,8 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let dataError = ExitCode(rawValue: 65)
     /// 70 (`EX_SOFTWARE`): an unexpected internal error.
     public static let internalError = ExitCode(rawValue: 70)
+    /// 66 (`EX_NOINPUT`): an input file or directory does not exist.
+    public static let noInput = ExitCode(rawValue: 66)
     /// 74 (`EX_IOERR`): a file could not be read or written.
     public static let ioError = ExitCode(rawValue: 74)
     /// 75 (`EX_TEMPFAIL`): a temporary condition such as a held lock; retrying may succeed.

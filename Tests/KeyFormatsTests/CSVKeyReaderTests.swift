@@ -101,7 +101,7 @@ import WalletCrypto
             errorClass: .format, secretForms: [])
         expectRefusal(
             refusal { () throws(KeyFormatError) in try CSVKeyReader(path: dir.path + "/absent.csv") },
-            code: .readFailed,
+            code: .fileNotFound,
             errorClass: .io, secretForms: [])
     }
 

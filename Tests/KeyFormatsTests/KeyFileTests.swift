@@ -19,8 +19,18 @@ import Glibc
         #expect(listing.entries.first?.path == dir.path + "/B.bin")
         #expect(DirectoryListing.defaultReference(forFileName: "key.tar.json") == "key.tar")
         #expect(DirectoryListing.defaultReference(forFileName: "UTC--2016--abc") == "UTC--2016--abc")
+        // geth's names: the address, not the time (two files of one second would collide).
+        let address = "9d90A4a5B6c7D8e9F0a1B2c3D4e5F6a7B8c9D0e1"
+        for time in ["2019-01-01T00-00-00.000000000Z", "2019-01-01T00-00-00.500000000Z"] {
+            #expect(
+                DirectoryListing.defaultReference(forFileName: "UTC--\(time)--\(address)")
+                    == "0x" + address.lowercased())
+        }
+        #expect(DirectoryListing.defaultReference(forFileName: "UTC--2019--\(address.dropLast())x") != "0x")
+        #expect(DirectoryListing.defaultReference(forFileName: "wallet.v3.json") == "wallet.v3")
+        #expect(DirectoryListing.defaultReference(forFileName: "export.2024") == "export.2024")
         let missing = refusal { () throws(KeyFormatError) in try DirectoryListing(directory: dir.path + "/nope") }
-        expectRefusal(missing, code: .readFailed, errorClass: .io, secretForms: [])
+        expectRefusal(missing, code: .fileNotFound, errorClass: .io, secretForms: [])
     }
 
     @Test func rawEthereumDirectory() throws {

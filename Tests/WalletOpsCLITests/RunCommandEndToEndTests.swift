@@ -225,6 +225,42 @@ import Testing
         #expect(!rejected.isEmpty)
     }
 
+    @Test func aFailedRunShowsItsFirstFailedRowsBeforeTheSummaryAndInTheJSONLog() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 15)
+        try space.write(
+            "failing.yaml",
+            Self.playbook(
+                name: "failing",
+                step: """
+                      - id: refuse
+                        action: fail
+                        for_each: keys
+                        max_failures: "100%"
+                        with: {probability: 1, class: permanent, message: "refused row ${{ item.id }}"}
+                    """))
+        let plain = try space.run(["run", "failing.yaml"])
+        #expect(plain.status == 1, "\(plain)")
+        let lines = plain.standardError.split(separator: "\n").filter { $0.hasPrefix("failed: step 'refuse' row:") }
+        #expect(lines.count == 10, "\(plain.standardError)")
+        #expect(lines.first == "failed: step 'refuse' row:1 (permanent): refused row 1", "\(plain.standardError)")
+        #expect(plain.standardError.contains("and 5 more failed rows: walletops failures 1"))
+
+        let json = try space.run(["run", "failing.yaml", "--log-format", "json", "--fresh"])
+        #expect(json.status == 1, "\(json)")
+        // Standard output holds JSON lines only.
+        let events = try json.standardOutput.split(separator: "\n").map {
+            try #require(try PlaybookWorkspace.json(String($0)) as? [String: Any], "not JSON: \($0)")
+        }
+        let failures = try #require(events.first { $0["event"] as? String == "run-failures" })
+        #expect(failures["total"] as? Int == 15)
+        let listed = try #require(failures["failures"] as? [[String: Any]])
+        #expect(listed.count == 10)
+        #expect(listed.first?["class"] as? String == "permanent")
+        #expect((listed.first?["message"] as? String)?.hasPrefix("refused row") == true)
+        #expect(events.last?["event"] as? String == "run-end")
+    }
+
     @Test func secondRunOfALockedPlaybookExits75NamingTheHolder() throws {
         let space = try PlaybookWorkspace()
         try space.writeKeys("keys.csv", count: 400)

@@ -71,7 +71,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
                 opened = .files(try DirectoryListing(directory: input).entries, next: 0)
             }
         } catch let error as KeyFormatError {
-            throw JobsError(.invalidInput, "input \(input): \(error)")
+            throw JobsError.input(input, error)
         }
         reader = opened
         return opened
@@ -84,7 +84,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
             do {
                 record = try csv.nextSecret()
             } catch {
-                throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
+                throw JobsError.input(configuration.input, error)
             }
             guard let record else { return nil }
             let reference =

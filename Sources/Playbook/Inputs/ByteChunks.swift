@@ -13,7 +13,10 @@ final class ByteChunks {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw InputError(file: url.relativePath, message: "cannot open the file")
+            let exists = FileManager.default.fileExists(atPath: url.path)
+            throw InputError(
+                file: url.relativePath, message: exists ? "cannot open the file" : "no such file",
+                problem: exists ? .unreadable : .missing)
         }
         bytes = []
         self.chunkSize = max(1, chunkSize)

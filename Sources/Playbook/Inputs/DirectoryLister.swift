@@ -22,7 +22,10 @@ public enum DirectoryLister {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw InputError(file: directory, message: "cannot list the directory")
+            let exists = FileManager.default.fileExists(atPath: directory)
+            throw InputError(
+                file: directory, message: exists ? "cannot list the directory" : "no such directory",
+                problem: exists ? .unreadable : .missing)
         }
         let pattern = glob.map(Glob.init)
         var entries: [Entry] = []

@@ -77,7 +77,11 @@ struct PreparedRun {
                     inputCounts[name] = try InputReader(declaration, context: publicContext).countRemaining()
                 } catch {
                     cli.standardError.writeLine("Error: input '\(name)': \(redactor.redact(error.description))")
-                    throw CommandExit(.usage)
+                    switch error.inputProblem {
+                    case .missing: throw CommandExit(.noInput)
+                    case .unreadable: throw CommandExit(.ioError)
+                    case .invalidData, nil: throw CommandExit(.dataError)
+                    }
                 }
             }
         }

@@ -68,16 +68,50 @@ struct RunExecution {
 
         let exitCode = summary.exitCode
         var reportPath: String?
-        var failures: [ItemRecord] = []
         if let report = try await RunReport.make(
             store: store, runID: handle.runID, playbook: playbook, summary: summary, exitCode: exitCode,
             redactor: prepared.redactor)
         {
-            failures = report.failures.filter { $0.state == .failed }
             do {
                 reportPath = try report.write(to: home.reportsURL)
             } catch {
                 context.standardError.writeLine("warning: cannot write the run report: \(error.localizedDescription)")
+            }
+        }
+        // Where the operator looks: the first failed rows (step, row, class, reason) before the summary, on
+        // standard error and in the JSON log, not only in the report.
+        let (failures, failureTotal) =
+            summary.failed > 0
+            ? try await store.items(runID: handle.runID, states: [.failed], limit: Self.failuresShown) : ([], 0)
+        if !failures.isEmpty {
+            let redactor = prepared.redactor
+            events.emit(
+                "run-failures",
+                [
+                    "run": .int(Int(handle.runID)), "total": .int(failureTotal),
+                    "failures": .array(
+                        failures.map { item in
+                            .object([
+                                ("step", .string(item.step)), ("key", .string(item.key)),
+                                ("class", item.errorClass.map { .string($0) } ?? .null),
+                                ("attempts", .int(item.attempts)),
+                                ("message", .string(redactor.redact(item.message ?? ""))),
+                            ])
+                        }),
+                ])
+            if !events.isJSON {
+                for item in failures {
+                    let key = item.key.isEmpty || item.key == ItemSource.singleKey ? "" : " \(item.key)"
+                    let errorClass = item.errorClass.map { " (\($0))" } ?? ""
+                    context.standardError.writeLine(
+                        "failed: step '\(item.step)'\(key)\(errorClass): "
+                            + redactor.redact(item.message ?? "no message"))
+                }
+                if failureTotal > failures.count {
+                    context.standardError.writeLine(
+                        "and \(failureTotal - failures.count) more failed rows: "
+                            + "walletops failures \(handle.runID) --home \(home.url.path)")
+                }
             }
         }
         events.emit(
@@ -94,18 +128,6 @@ struct RunExecution {
                 prepared.redactor.redact(
                     Self.summaryTable(summary, runID: handle.runID, playbook: playbook.name, exitCode: exitCode)))
             if let reportPath { context.standardOutput.writeLine("report: \(reportPath)") }
-            // Where the operator looks: a failed item's reason (a whole-file CSV error, an unreachable
-            // core) is on the terminal, not only in the report.
-            for item in failures.prefix(Self.failuresShown) {
-                let key = item.key.isEmpty || item.key == "-" ? "" : " item '\(item.key)'"
-                context.standardError.writeLine(
-                    "failed: step '\(item.step)'\(key): \(prepared.redactor.redact(item.message ?? "no message"))")
-            }
-            if failures.count > Self.failuresShown {
-                context.standardError.writeLine(
-                    "and \(failures.count - Self.failuresShown) more failed items: "
-                        + "walletops failures \(handle.runID) --home \(home.url.path)")
-            }
         }
         switch summary.status {
         case .interrupted where summary.stoppedUnavailable:
@@ -124,8 +146,8 @@ struct RunExecution {
         return exitCode
     }
 
-    /// Failed items whose reason is printed after the summary; the rest are in the report.
-    static let failuresShown = 5
+    /// Failed rows whose reason is printed before the summary; the rest are in `walletops failures`.
+    static let failuresShown = 10
 
     /// Opens the run, honouring the playbook's lock policy (`fail`, `skip`, `wait`).
     private func openWithPolicy(_ store: RunStore) async throws -> RunHandle {
