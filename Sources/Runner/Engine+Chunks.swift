@@ -22,6 +22,9 @@ extension Engine {
             let finished = await processChunk(taken, runtime, action, turn: turn)
             limiter?.release()
             if !finished { return }
+            // The chunk is the commit interval (Spring Batch's): its outcomes are committed before this
+            // worker takes another, so a crash leaves at most the chunks in flight to do again.
+            await flush()
         }
     }
 
