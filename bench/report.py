@@ -54,16 +54,25 @@ def main():
     for case, count, seconds, rss, peer, peer_rss, floor, note, *rest in rows:
         # A scaling case's ninth column: base rows, the median of its rounds' time ratios (its rows over the
         # base's, each round's two runs adjacent), the ratio of the sides' largest peak RSS, the rounds.
-        paired = None
-        if rest and rest[0]:
+        # A resume case's ninth column (scripts/bench.sh resume_case): the fastest full run's seconds, the
+        # most rows any resumed run sent again (the core had them already), the bound (what was in flight),
+        # the resumed run's sends and the rows it had left, the most keystores a resumed run decrypted, and
+        # the fewest rows an output held at a kill.
+        paired = resume = None
+        if rest and rest[0].startswith("resume:"):
+            full, again, bound, sent, left, decrypted, killed_at = rest[0].split(":")[1:]
+            resume = dict(full=float(full), again=int(again), bound=int(bound), sent=int(sent), left=int(left),
+                          decrypted=int(decrypted), killed_at=int(killed_at))
+        elif rest and rest[0]:
             base_rows, time_x, rss_x, rounds = rest[0].split(":")
             paired = dict(rows=float(base_rows), time_x=float(time_x), rss_x=float(rss_x), rounds=int(rounds))
         count, seconds, rss = number(count), number(seconds), number(rss)
-        rate = count / seconds if count is not None and seconds else None
+        rate = count / seconds if count is not None and seconds and not resume else None
         cpu = cpu_seconds(case) if rate else None
         by_case[case] = dict(rows=count, seconds=seconds, rate=rate, rss=rss, peer=number(peer),
                              cpu_ms=1000 * cpu / count if cpu is not None and count else None,
-                             peer_rss=number(peer_rss), floor=number(floor), note=note, paired=paired)
+                             peer_rss=number(peer_rss), floor=number(floor), note=note, paired=paired,
+                             resume=resume)
 
     header = ["case", "rows", "items/s", "CPU ms/item", "peak RSS MiB", "peer items/s", "ratio", "floor items/s", "goal", "met"]
     table = []
@@ -107,6 +116,21 @@ def main():
                 goal = "vs %s rows: time %.1fx (<= %.1fx), RSS %.2fx (<= 1.2x)" % (fmt(p["rows"], 0), time_x, bound, rss_x)
             goal += ", paired rounds: %d" % p["rounds"]
             met = time_x <= bound and rss_x <= 1.2
+        elif c["resume"]:  # scripts/bench.sh resume_case: killed at 90% of its rows, then resumed
+            r = c["resume"]
+            share = c["seconds"] / r["full"] if c["seconds"] and r["full"] else None
+            time_text = "killed at %s rows, resumed in %s s, %.1f%% of a full run's %s s" % (
+                fmt(r["killed_at"], 0), fmt(c["seconds"]), 100 * share, fmt(r["full"])) \
+                if share is not None else "no resumed run"
+            if case == "resume-keystore":
+                goal = "scrypt on resume %d (<= %d slots), %d files left, sent again %d; %s" % (
+                    r["decrypted"], r["bound"], r["left"], r["again"], time_text)
+                met = (share is not None and r["decrypted"] <= r["bound"] and r["decrypted"] <= r["left"]
+                       and r["again"] <= r["bound"])
+            else:
+                goal = "%s (<= 15%%); sent again %d (<= %s in flight), sent %s of %s left" % (
+                    time_text, r["again"], fmt(r["bound"], 0), fmt(r["sent"], 0), fmt(r["left"], 0))
+                met = share is not None and share <= 0.15 and r["again"] <= r["bound"] and r["sent"] <= r["left"]
         elif case == "latency":
             # 80% of in-flight x batch / RTT, up to what the same import does with no added delay (the
             # floor of this machine and build); without that row, up to the C floor.

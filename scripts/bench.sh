@@ -11,10 +11,13 @@
 #     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
 #   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
 #   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (50000) in batches of BENCH_LATENCY_BATCH (1000)
-#   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency" (default all)
+#   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency resume" (default all)
 #   BENCH_ROUNDS (3): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
+# Resume rows: a hex import of BENCH_ROWS rows and the keystore import, each SIGKILLed once its output holds
+# 90% of the rows and resumed: the resumed run's time against a full run's, and what it did again (the
+# run report's work counts, docs/engine.md "Work counts").
 # Scaling rows: the Ethereum create and hex import again at a tenth of their rows (full: and at ten times),
 # each round right after runs of their own rows; the smaller side runs BENCH_SCALE_REPEATS (5) times a round
 # (its median time counts); the goal reads the median of the rounds' time ratios.
@@ -41,7 +44,7 @@ LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
 SCALE_REPEATS=${BENCH_SCALE_REPEATS:-5}
-CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency}
+CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency resume}
 EMAIL=ops@example.com
 
 out=$root/bench/out
@@ -408,6 +411,93 @@ if wants latency; then
     "$(floor import-eth)" "exit $direct_status; served core, no added delay"
   record latency "$(rows_of "$runs/latency/imported.csv")" "$delayed_seconds" "$delayed_rss" - - \
     "$(floor import-eth)" "exit $delayed_status; parallel $parallel, RTT +20 ms (delay proxy), batch $LATENCY_BATCH"
+fi
+
+# kill_at NAME OUTPUT BYTES CMD...: starts CMD in the background and SIGKILLs it once OUTPUT holds BYTES
+# (polled every 5 ms: a stat, not a read); sets KILLED_AT (the data rows then) and KILLED (1 when the signal
+# ended it, 0 when it had ended first).
+kill_at() {
+  local name=$1 output=$2 target=$3 pid status
+  shift 3
+  mkdir -p "$runs/$name"
+  "$@" > "$runs/$name/killed-stdout.txt" 2> "$runs/$name/killed-stderr.txt" &
+  pid=$!
+  while kill -0 "$pid" 2> /dev/null; do
+    if [ "$(stat -c %s "$output" 2> /dev/null || echo 0)" -ge "$target" ]; then break; fi
+    sleep 0.005
+  done
+  kill -KILL "$pid" 2> /dev/null || true
+  KILLED_AT=$(rows_of "$output")
+  set +e
+  wait "$pid"
+  status=$?
+  set -e
+  KILLED=$([ "$status" -eq 137 ] && echo 1 || echo 0)
+}
+
+# work_of STDOUT: the first step's resumed count and work counts from the report its run printed
+# (`report: <home>/reports/N.md`), as "resumed sent found decrypted".
+work_of() {
+  python3 - "$1" << 'PY'
+import json, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("report: "))
+step = json.load(open(line[len("report: "):].strip()[:-len(".md")] + ".json"))["steps"][0]
+work = step.get("work", {})
+print(step["resumed"], work.get("sent", 0), work.get("found", 0), work.get("decrypted", 0))
+PY
+}
+
+# resume_case NAME FORMAT INPUT ROWS BOUND VARS...: ROUNDS rounds of a full import, then the same import
+# SIGKILLed at 90% of ROWS in its output and resumed, each on a fresh home; records the fastest resumed run
+# beside the fastest full one, with the most work any resumed run did again (BOUND: what was in flight).
+resume_case() {
+  local name=$1 format=$2 input=$3 rows=$4 bound=$5 home=$runs/$1/home round full= again=0 sent=0 left=0
+  local decrypted=0 resumed found work target killed_at=
+  shift 5
+  local run=(run jobs/import-keys.yaml --home "$home" --var input="$input" --var format="$format"
+    --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv" "$@")
+  BEST_SECONDS= BEST_RSS= BEST_STATUS=0
+  for round in $(seq "$ROUNDS"); do
+    log "$name: a full import of $rows rows (round $round of $ROUNDS)"
+    fresh_home "$home"
+    timed "$name-full" "$wo" "${run[@]}"
+    if [ -z "$full" ] || awk -v a="$SECONDS_TAKEN" -v b="$full" 'BEGIN { exit !(a < b) }'; then full=$SECONDS_TAKEN; fi
+    if [ "$STATUS" -ne 0 ]; then BEST_STATUS=$STATUS; fi
+    fresh_home "$home"
+    # The kill's moment: the size of the full run's output up to its row at 90 % (the rows are the same
+    # length in every run: the same sources, references and addresses, ids of one length). The full
+    # run's outputs then go: the poll reads the killed run's own progress.
+    target=$(head -n $((rows * 9 / 10 + 1)) "$runs/$name/imported.csv" | wc -c)
+    rm -f "$runs/$name/imported.csv" "$runs/$name/rejects.csv"
+    kill_at "$name" "$runs/$name/imported.csv" "$target" "$wo" "${run[@]}"
+    if [ "$KILLED" -ne 1 ]; then log "$name: the run ended before the kill"; BEST_STATUS=1; continue; fi
+    if [ -z "$killed_at" ] || [ "$KILLED_AT" -lt "$killed_at" ]; then killed_at=$KILLED_AT; fi
+    log "$name: SIGKILLed with $KILLED_AT rows in the output; resuming"
+    timed "$name" "$wo" "${run[@]}"
+    best_round
+    read -r resumed work found decrypted <<< "$(work_of "$runs/$name/stdout.txt")"
+    log "$name: round $round: full $full s, resumed $SECONDS_TAKEN s; $resumed rows resumed, sent $work, found" \
+      "$found (sent again), decrypted $decrypted"
+    if [ "$found" -gt "$again" ]; then again=$found; fi
+    if [ "$work" -gt "$sent" ]; then sent=$work left=$((rows - resumed)); fi
+    if [ "$decrypted" -gt "${most_decrypted:-0}" ]; then most_decrypted=$decrypted; fi
+  done
+  record "$name" "$(rows_of "$runs/$name/imported.csv")" "$BEST_SECONDS" "$BEST_RSS" - - - \
+    "exit $BEST_STATUS, $(rows_of "$runs/$name/rejects.csv") rejected" \
+    "resume:$full:$again:$bound:$sent:$left:${most_decrypted:-0}:${killed_at:-0}"
+  most_decrypted=
+  rm -rf "$home"
+}
+
+if wants resume; then
+  # The import's defaults, explicit: 3 chunks of 3,000 rows in flight.
+  resume_case resume-import-eth hex-csv "$(input_hex "$ROWS")" "$ROWS" $((3 * 3000)) --var parallel=3 \
+    --var batch=3000
+  # One keystore a chunk, as many chunks in flight as the decryption pool has slots.
+  slots=$(python3 -c 'import sys; sys.path.insert(0, "bench"); import report; print(report.pool_slots())')
+  keystores=$("$py" bench/inputs.py keystores "$KEYSTORES" "$inputs")
+  resume_case resume-keystore keystore-dir "$keystores" "$KEYSTORES" "$slots" \
+    --var password_file="$inputs/keystores.password" --var parallel="$slots" --var batch=1
 fi
 
 echo "## make bench ($started to $(date -u +%H:%M:%SZ), $(nproc) cores, load average at start $load, release build;" \

@@ -119,7 +119,7 @@ public final class KeystoreDecryptionPool: Sendable {
     ///   decryption that has started runs to completion).
     public func decrypt(_ keystore: EncryptedKeystore, password: SecretBytes) async throws -> ParsedKey {
         // Refuse an oversized KDF before queueing: it would never be allowed to run.
-        if case .scrypt = keystore.kdf, keystore.kdfMemory > configuration.maxScryptMemory {
+        if refusesBeforeDeriving(keystore) {
             return try keystore.decrypt(password: password, maxScryptMemory: configuration.maxScryptMemory)
         }
         let weight = weight(of: keystore)
@@ -140,6 +140,12 @@ public final class KeystoreDecryptionPool: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Whether `keystore`'s scrypt needs more memory than the pool allows: refused without deriving.
+    private func refusesBeforeDeriving(_ keystore: EncryptedKeystore) -> Bool {
+        guard case .scrypt = keystore.kdf else { return false }
+        return keystore.kdfMemory > configuration.maxScryptMemory
     }
 
     /// A decryption that holds its slots and waits for a thread.
@@ -217,18 +223,32 @@ public final class KeystoreDecryptionPool: Sendable {
     ///
     /// - Throws: only `CancellationError`; every other problem is the record's error.
     public func decryptFile(at path: String, passwords: PasswordSource) async throws -> KeyRecord {
+        try await decryptFileCountingDerivation(at: path, passwords: passwords).record
+    }
+
+    /// ``decryptFile(at:passwords:)``, and whether the file's key derivation (scrypt or PBKDF2) ran,
+    /// whatever its outcome (a wrong password derives too): the cost a resumed import must not pay again
+    /// for a file it finished, so the import counts it.
+    ///
+    /// - Throws: only `CancellationError`; every other problem is the record's error.
+    public func decryptFileCountingDerivation(at path: String, passwords: PasswordSource) async throws -> (
+        record: KeyRecord, derived: Bool
+    ) {
         let name = DirectoryListing.fileName(of: path)
         let reference = DirectoryListing.defaultReference(forFileName: name)
+        var derived = false
         do {
             try KeyParser.validateReference(reference)
             let keystore = try EncryptedKeystore(contentsOf: path)
             let password = try passwords.password(for: name)
+            derived = !refusesBeforeDeriving(keystore)
             let key = try await decrypt(keystore, password: password)
-            return KeyRecord(source: name, file: path, reference: reference, result: .success(key))
+            return (KeyRecord(source: name, file: path, reference: reference, result: .success(key)), derived)
         } catch let error as KeyFormatError {
-            return KeyRecord(
+            let record = KeyRecord(
                 source: name, file: path, reference: reference,
                 result: .failure(error.located(source: name, file: path)))
+            return (record, derived)
         }
     }
 }

@@ -86,20 +86,35 @@ public struct ChunkContext: Sendable {
     public var clock: any RunnerClock
     /// The turn of this chunk in input order (a first attempt of a chunk as the feed handed it out).
     let turn: InputOrderGate.Turn?
+    /// The step's progress, where ``count(_:_:)`` adds up (nil outside a chunk step: counts are dropped).
+    let work: ProgressBox?
 
     /// Creates a context.
     public init(runID: Int64, stepID: String, stepIndex: Int, attempt: Int, clock: any RunnerClock) {
-        self.init(runID: runID, stepID: stepID, stepIndex: stepIndex, attempt: attempt, clock: clock, turn: nil)
+        self.init(
+            runID: runID, stepID: stepID, stepIndex: stepIndex, attempt: attempt, clock: clock, turn: nil, work: nil)
     }
 
-    init(runID: Int64, stepID: String, stepIndex: Int, attempt: Int, clock: any RunnerClock, turn: InputOrderGate.Turn?)
-    {
+    init(
+        runID: Int64, stepID: String, stepIndex: Int, attempt: Int, clock: any RunnerClock, turn: InputOrderGate.Turn?,
+        work: ProgressBox?
+    ) {
         self.runID = runID
         self.stepID = stepID
         self.stepIndex = stepIndex
         self.attempt = attempt
         self.clock = clock
         self.turn = turn
+        self.work = work
+    }
+
+    /// Adds `amount` to this invocation's count of `measure` for the step (keys sent, requests made,
+    /// files decrypted: ``StepProgress/work``, the run report's per-step `work`), so an operator, and a
+    /// test, can see what a resumed run did again (a count of 0 still names the measure). Outside a chunk
+    /// step the count is dropped.
+    public func count(_ measure: String, _ amount: Int = 1) {
+        guard let work else { return }
+        work.withLock { $0.work[measure, default: 0] += amount }
     }
 
     /// Runs `admit` after the admission of every earlier chunk of the step (in input order) and before any

@@ -22,6 +22,9 @@ extension Engine {
             let finished = await processChunk(taken, runtime, action, turn: turn)
             limiter?.release()
             if !finished { return }
+            // The chunk is the commit interval (Spring Batch's): its outcomes are committed before this
+            // worker takes another, so a crash leaves at most the chunks in flight to do again.
+            await flush()
         }
     }
 
@@ -65,7 +68,7 @@ extension Engine {
             for index in pending.indices { pending[index].attempts += 1 }
             let context = ChunkContext(
                 runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
-                attempt: pending.map(\.attempts).max() ?? 1, clock: clock, turn: turn)
+                attempt: pending.map(\.attempts).max() ?? 1, clock: clock, turn: turn, work: runtime.progress)
             let chunk = pending.map(\.prepared.item)
             let outcomes: [ItemOutcome]
             do {
@@ -180,7 +183,8 @@ extension Engine {
     {
         let context = ChunkContext(
             runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
-            attempt: max(1, items.map(\.attempts).max() ?? 1), clock: options.clock)
+            attempt: max(1, items.map(\.attempts).max() ?? 1), clock: options.clock, turn: nil,
+            work: runtime.progress)
         let prefix = message.map { "\($0); " } ?? ""
         let answers: [ProbeOutcome]
         do {

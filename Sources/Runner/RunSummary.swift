@@ -21,6 +21,10 @@ public struct StepProgress: Sendable, Equatable {
     public var resumed = 0
     /// Items finished per second over the last progress interval.
     public var ratePerSecond = 0.0
+    /// What the step's action did in this invocation, by measure (``ChunkContext/count(_:_:)``: keys sent,
+    /// requests, files decrypted); unlike the item counts, nothing is carried over from earlier
+    /// invocations, so a resumed run's figures are its own work.
+    public var work: [String: Int] = [:]
 
     /// Items with an outcome.
     public var done: Int { succeeded + failed + rejected + skipped }

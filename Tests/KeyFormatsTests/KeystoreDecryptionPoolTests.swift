@@ -100,6 +100,47 @@ import WalletCrypto
         #expect(pool.workspacesCreated <= 2)
     }
 
+    /// A file's key derivation is reported as run when it ran, right or wrong password, and not when the
+    /// file was refused before it (unreadable JSON, no password, a scrypt above the pool's memory limit).
+    @Test func reportsWhetherTheDerivationRan() async throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let v3 =
+            try Fixtures.json("vectors/geth_accounts_keystore_testdata_v3_test_vector.json") as! [String: [String: Any]]
+        let light = v3["30_byte_key"]!
+        let document = Array(try JSONSerialization.data(withJSONObject: light["json"]!))
+        try dir.write("good.json", document)
+        try dir.write("wrong.json", document)
+        try dir.write("broken.json", "{not json")
+        try dir.write(
+            "heavy.json", Array(try JSONSerialization.data(withJSONObject: v3["wikipage_test_vector_scrypt"]!["json"]!))
+        )
+        try dir.write("good.pw", (light["password"] as! String) + "\n")
+        try dir.write("wrong.pw", "not the password\n")
+        let map: [String: Any] = [
+            "good.json": ["file": "good.pw"], "wrong.json": ["file": "wrong.pw"], "broken.json": ["file": "good.pw"],
+            "heavy.json": ["file": "good.pw"],
+        ]
+        let mapPath = try dir.write("passwords.json", Array(try JSONSerialization.data(withJSONObject: map)))
+        let passwords = PasswordSource.map(try PasswordMap(contentsOf: mapPath))
+        // The wiki page's keystore (n = 2^18, r = 1) needs 32 MiB of scrypt: above this pool's limit.
+        let pool = KeystoreDecryptionPool(configuration: .init(maxConcurrent: 2, maxScryptMemory: 1 << 20))
+        var derived: [String: Bool] = [:]
+        var codes: [String: String] = [:]
+        for name in ["good.json", "wrong.json", "broken.json", "heavy.json", "missing.json"] {
+            let (record, ran) = try await pool.decryptFileCountingDerivation(
+                at: dir.path + "/" + name, passwords: passwords)
+            derived[name] = ran
+            codes[name] = record.result.failure.map { "\($0.code)" } ?? "imported"
+        }
+        #expect(
+            derived == [
+                "good.json": true, "wrong.json": true, "broken.json": false, "heavy.json": false, "missing.json": false,
+            ])
+        #expect(codes["good.json"] == "imported" && codes["wrong.json"] == "\(KeyFormatError.Code.wrongPassword)")
+        #expect(codes["heavy.json"] != "imported" && codes["broken.json"] == "\(KeyFormatError.Code.malformedJSON)")
+    }
+
     /// Scrypt keystores with the same n and r leave in pairs and each gets its own key; one with another
     /// n, and the last of an odd count, run alone after the pairing wait.
     @Test func matchingScryptKeystoresRunInPairs() async throws {

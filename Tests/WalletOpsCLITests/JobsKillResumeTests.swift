@@ -11,6 +11,9 @@ import Testing
 /// run's watermark advances, so the count is the run's progress. A run that ends before its kill could
 /// land fails the test.
 @Suite(.serialized) struct JobsKillResumeTests {
+    /// The step's chunks: 250 rows, 4 in flight.
+    static let (batch, parallel) = (250, 4)
+
     static var distinctKeys: Int {
         Int(ProcessInfo.processInfo.environment["WALLETOPS_KILL_TEST_ROWS"] ?? "") ?? 20_000
     }
@@ -58,7 +61,7 @@ import Testing
             "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml").path, "--home",
             world.home.path, "--var", "input=\(world.path("keys.csv"))", "--var", "format=hex-csv", "--var",
             "output=\(world.path("out.csv"))", "--var", "rejects=\(world.path("rejects.csv"))", "--var", "core=",
-            "--var", "batch=250", "--var", "parallel=4",
+            "--var", "batch=\(Self.batch)", "--var", "parallel=\(Self.parallel)",
         ]
 
         // Five kills at random moments (a fifth of the run apart at least, so each round gets somewhere),
@@ -77,19 +80,26 @@ import Testing
                 inPlace: true, rows: Self.dataRows)
         }
 
+        // What the killed runs imported: the resumed run finds those of them not yet checkpointed.
+        let importedBeforeResume = try CreateWalletsKillResumeTests.wallets(world).count
+
         let final = try BuiltBinary.run(arguments, directory: world.scratch)
         // Rejected rows make the completed run exit 1 (the contract); nothing else may fail.
         #expect(final.status == 1, "\(final)")
         // Nothing finished is done again: every row the output held at the last kill is one the resumed
         // run found done (the round-1 import redid every batch from the first row).
-        let reportLine = try #require(final.standardOutput.split(separator: "\n").first { $0.hasPrefix("report: ") })
-        let reportPath = String(reportLine.dropFirst("report: ".count).dropLast(".md".count)) + ".json"
-        let report = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath)))
-                as? [String: Any])
-        let resumed = try #require((report["steps"] as? [[String: Any]])?.first?["resumed"] as? Int)
+        let report = try RunReportFile(of: final)
+        let resumed = try #require(report.count("resumed"))
         #expect(resumed >= seenAtLastKill, "resumed \(resumed) rows, \(seenAtLastKill) were in the output at the kill")
         #expect(resumed < rowCount, "the resumed run had work left")
+        #expect(report.count("succeeded") == count && report.count("rejected") == duplicates + bad)
+        // Only rows without a checkpoint were sealed and sent (the bad ones never are); of those, only the ones
+        // in flight at the kill had been imported already: the rows sent again.
+        let (sent, found) = (report.work("sent"), report.work("found"))
+        print("resumed run: \(resumed) rows resumed, sent \(sent), found \(found) (sent again)")
+        #expect(sent > 0 && sent <= rowCount - resumed, "sent \(sent), \(rowCount - resumed) rows were left")
+        #expect(report.work("imported") == count - importedBeforeResume)
+        #expect(found <= Self.batch * Self.parallel, "\(found) rows sent again, more than the 4 x 250 in flight")
         let rows = JobsEndToEndTests.parseCSV(world.read("out.csv"))
         let rejects = JobsEndToEndTests.parseCSV(world.read("rejects.csv"))
         #expect(rows.count == count)

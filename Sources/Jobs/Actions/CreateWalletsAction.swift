@@ -79,6 +79,19 @@ public struct CreateWalletsAction: ChunkAction {
         return item.fields["index"].map { "\(configuration.referencePrefix)-\($0)" }
     }
 
+    /// The names of the step's work counts (``ChunkContext/count(_:_:)``; docs/jobs.md "Work counts").
+    enum Work {
+        /// CreateWallets requests put on the wire.
+        static let requests = "requests"
+        /// References sent in them (every attempt counts).
+        static let sent = "sent"
+        /// Wallets the core made.
+        static let created = "created"
+        /// References the account had already (`created: false`): an earlier send's work (an interrupted
+        /// run's, or a lost reply's), sent again.
+        static let found = "found"
+    }
+
     public func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
         let client = try client()
         let references = chunk.map(reference(of:))
@@ -88,9 +101,13 @@ public struct CreateWalletsAction: ChunkAction {
         do {
             for start in stride(from: 0, to: distinct.count, by: CreateWalletsRequest.maxReferences) {
                 let part = Array(distinct[start..<min(distinct.count, start + CreateWalletsRequest.maxReferences)])
-                for entry in try await Self.create(part, family: configuration.type.networkFamily, client: client) {
-                    byReference[entry.wallet.reference ?? ""] = entry
-                }
+                context.count(Work.requests)
+                context.count(Work.sent, part.count)
+                let created = try await Self.create(part, family: configuration.type.networkFamily, client: client)
+                for entry in created { byReference[entry.wallet.reference ?? ""] = entry }
+                let new = created.count { $0.created }
+                context.count(Work.created, new)
+                context.count(Work.found, created.count - new)
             }
         } catch {
             throw JobFailure.classify(error)

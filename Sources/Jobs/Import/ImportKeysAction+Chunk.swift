@@ -12,7 +12,7 @@ extension ImportKeysAction {
     /// - Throws: what concerns the whole chunk (the transport, the session), classified for the engine.
     public func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
         try Self.checkPerUserFormat(configuration)
-        let records = try await secrets(of: chunk)
+        let records = try await secrets(of: chunk, context: context)
         var outcomes = [ItemOutcome?](repeating: nil, count: chunk.count)
         var sending: [(index: Int, request: ImportRequestItem)] = []
         var claimed: [SecretFingerprint] = []
@@ -44,7 +44,9 @@ extension ImportKeysAction {
         if !sending.isEmpty {
             let replies: [ImportItemReply]
             do {
-                replies = try await transport.get().send(sending.map(\.request))
+                let transport = try await transport.get()
+                context.count(Work.sent, sending.count)
+                replies = try await transport.send(sending.map(\.request)) { context.count(Work.requests) }
             } catch {
                 throw JobFailure.classify(error)
             }
@@ -52,15 +54,39 @@ extension ImportKeysAction {
                 throw ActionError.permanent(
                     "the core answered \(replies.count) items for a chunk of \(sending.count) keys")
             }
+            var (imported, found) = (0, 0)
             for ((index, request), reply) in zip(sending, replies) {
                 outcomes[index] = Self.outcome(of: reply, reference: request.reference)
+                switch (reply, outcomes[index]) {
+                case (.imported, _): imported += 1
+                case (.alreadyImported, .succeeded?): found += 1
+                default: break
+                }
             }
+            context.count(Work.imported, imported)
+            context.count(Work.found, found)
         }
         return outcomes.map { $0! }
     }
 
-    /// The chunk's records in its order: a CSV row's from its attachment, a file's read or decrypted now.
-    func secrets(of chunk: [WorkItem]) async throws -> [SecretRecord] {
+    /// The names of the step's work counts (``ChunkContext/count(_:_:)``; docs/jobs.md "Work counts").
+    enum Work {
+        /// Keys sealed to the core's recipient key and sent (every attempt counts).
+        static let sent = "sent"
+        /// Import requests put on the wire (ImportWallets, or ImportWallet on an older core).
+        static let requests = "requests"
+        /// Rows the core imported as new wallets.
+        static let imported = "imported"
+        /// Rows the core found imported already with their reference: an earlier send's work (an
+        /// interrupted run's, or a lost reply's), sent again.
+        static let found = "found"
+        /// Keystore files whose key derivation (scrypt or PBKDF2) ran.
+        static let decrypted = "decrypted"
+    }
+
+    /// The chunk's records in its order: a CSV row's from its attachment, a file's read or decrypted now
+    /// (each derivation counted as `decrypted` in `context`).
+    func secrets(of chunk: [WorkItem], context: ChunkContext) async throws -> [SecretRecord] {
         switch configuration.format {
         case .hexCSV, .base58CSV:
             return chunk.map { item in
@@ -80,13 +106,22 @@ extension ImportKeysAction {
             }
             let pool = pool
             // Every file of the chunk goes to the pool at once: its slots bound the CPU and memory.
-            return try await withThrowingTaskGroup(of: (Int, KeyRecord).self) { group in
+            return try await withThrowingTaskGroup(of: (Int, KeyRecord, Bool).self) { group in
                 for (index, item) in chunk.enumerated() {
                     let path = item.fields["path"] ?? ""
-                    group.addTask { (index, try await pool.decryptFile(at: path, passwords: passwords)) }
+                    group.addTask {
+                        let (record, derived) = try await pool.decryptFileCountingDerivation(
+                            at: path, passwords: passwords)
+                        return (index, record, derived)
+                    }
                 }
                 var records = [SecretRecord?](repeating: nil, count: chunk.count)
-                for try await (index, record) in group { records[index] = SecretRecord(record) }
+                var derivations = 0
+                for try await (index, record, derived) in group {
+                    records[index] = SecretRecord(record)
+                    if derived { derivations += 1 }
+                }
+                context.count(Work.decrypted, derivations)
                 return records.map { $0! }
             }
         }

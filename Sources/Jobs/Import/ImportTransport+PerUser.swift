@@ -19,7 +19,7 @@ extension ImportTransport {
         setUpHint: String
     ) -> ImportTransport {
         let limit = max(1, subjectsInParallel)
-        return ImportTransport { items in
+        return ImportTransport { items, requestMade in
             // Groups in order of first appearance; each group keeps its items' order.
             var subjects: [String] = []
             var groups: [String: [Int]] = [:]
@@ -45,7 +45,7 @@ extension ImportTransport {
                             indices,
                             try await send(
                                 subjectItems, subject: subject, signIn: signIn, verifier: verifier, gate: gate,
-                                setUpHint: setUpHint)
+                                setUpHint: setUpHint, requestMade: requestMade)
                         )
                     }
                     running += 1
@@ -64,7 +64,7 @@ extension ImportTransport {
     /// One subject's items through its own client, one request of it at a time.
     static func send(
         _ items: [ImportRequestItem], subject: String, signIn: SubjectSignIn, verifier: AttestationVerifier,
-        gate: KeyedSerialGate, setUpHint: String
+        gate: KeyedSerialGate, setUpHint: String, requestMade: @escaping @Sendable () -> Void
     ) async throws -> [ImportItemReply] {
         let client: WaasClient
         do {
@@ -77,7 +77,8 @@ extension ImportTransport {
         }
         return try await importChunks(items) { chunk in
             try await gate.withPermit(subject) {
-                try await client.importWallets(chunk, verifier: verifier)
+                requestMade()
+                return try await client.importWallets(chunk, verifier: verifier)
             }
         }
     }

@@ -30,7 +30,25 @@ enum ImportItemReply: Sendable {
 /// transient), or a transport failure that leaves the batch in doubt (sent again: the core settles
 /// what was already imported).
 struct ImportTransport: Sendable {
-    let send: @Sendable ([ImportRequestItem]) async throws -> [ImportItemReply]
+    /// Sends a batch; `requestMade` is called once per import request put on the wire (the step's
+    /// `requests` work count).
+    let send:
+        @Sendable (_ items: [ImportRequestItem], _ requestMade: @escaping @Sendable () -> Void) async throws ->
+            [ImportItemReply]
+
+    /// A transport that sends through `send` and tells of each request it makes.
+    init(
+        counting send:
+            @escaping @Sendable (_ items: [ImportRequestItem], _ requestMade: @escaping @Sendable () -> Void)
+            async throws -> [ImportItemReply]
+    ) {
+        self.send = send
+    }
+
+    /// A transport whose requests are not counted (tests' fake cores).
+    init(_ send: @escaping @Sendable ([ImportRequestItem]) async throws -> [ImportItemReply]) {
+        self.send = { items, _ in try await send(items) }
+    }
 
     /// One attested `Waas/ImportWallets` exchange per batch (`WaasClient.importWallets`: one recipient
     /// key, one HPKE context, one attested reply for up to 4,000 keys); a larger batch goes as several
@@ -47,9 +65,10 @@ struct ImportTransport: Sendable {
     /// before its work is used and sent again under a fresh nonce by the client.
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
         let limit = RequestLimit()
-        return ImportTransport { items in
+        return ImportTransport { items, requestMade in
             try await importChunks(items, limit: limit) { chunk in
-                try await client.importWallets(chunk, verifier: verifier)
+                requestMade()
+                return try await client.importWallets(chunk, verifier: verifier)
             }
         }
     }
@@ -130,16 +149,16 @@ struct ImportTransport: Sendable {
         let batched = batched(client: client, verifier: verifier)
         let single = singleKey(client: client, verifier: verifier, directory: WalletDirectory(client: client))
         let useSingle = Mutex(false)
-        return ImportTransport { items in
-            if useSingle.withLock({ $0 }) { return try await single.send(items) }
+        return ImportTransport { items, requestMade in
+            if useSingle.withLock({ $0 }) { return try await single.send(items, requestMade) }
             do {
-                return try await batched.send(items)
+                return try await batched.send(items, requestMade)
             } catch let error as WaasError
                 where error.code == .invalidRequest && error.message.hasPrefix("unknown method")
             {
                 // Refused before anything was imported: the whole batch goes one key at a time.
                 useSingle.withLock { $0 = true }
-                return try await single.send(items)
+                return try await single.send(items, requestMade)
             }
         }
     }
@@ -152,12 +171,13 @@ struct ImportTransport: Sendable {
     static func singleKey(client: WaasClient, verifier: AttestationVerifier, directory: WalletDirectory)
         -> ImportTransport
     {
-        ImportTransport { items in
+        ImportTransport { items, requestMade in
             var replies: [ImportItemReply] = []
             replies.reserveCapacity(items.count)
             var listed = false
             for item in items {
                 do {
+                    requestMade()
                     let wallet = try await client.importWallet(
                         privateKey: item.secret.secret, networkFamily: item.networkFamily,
                         reference: item.reference, verifier: verifier)

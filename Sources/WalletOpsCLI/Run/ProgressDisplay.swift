@@ -108,13 +108,16 @@ final class ProgressDisplay: Sendable {
         state.linesDrawn = 0
     }
 
-    /// The fields of a JSON `progress` event: the step's counts.
+    /// The fields of a JSON `progress` event: the step's counts, and its work so far in this invocation
+    /// (`work`, when the action counts any: docs/engine.md "Work counts").
     static func fields(_ step: StepProgress) -> [String: JSONField] {
-        [
+        var fields: [String: JSONField] = [
             "step": .string(step.id), "done": .int(step.done), "total": step.total.map { .int($0) } ?? .null,
             "succeeded": .int(step.succeeded), "failed": .int(step.failed), "rejected": .int(step.rejected),
             "rate": .double(step.ratePerSecond),
         ]
+        if !step.work.isEmpty { fields["work"] = RunReport.work(step) }
+        return fields
     }
 
     /// `import 1234/50000 (2.5%) 5000/s ETA 10s, 0 failed, 0 rejected`.

@@ -71,6 +71,9 @@ struct RunReport {
                             ("skipped", .int(step.skipped)),
                             // Items an earlier invocation finished: this one did not run them again.
                             ("resumed", .int(step.resumed)),
+                            // What this invocation's action did (keys sent, requests, decryptions): on a resumed
+                            // run, the work done again is here, not hidden in the totals.
+                            ("work", Self.work(step)),
                         ])
                     })
             ),
@@ -89,6 +92,11 @@ struct RunReport {
                     })
             ),
         ])
+    }
+
+    /// A step's work counts, sorted by measure.
+    static func work(_ step: StepProgress) -> JSONField {
+        .object(step.work.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
     }
 
     var markdown: String {
@@ -111,6 +119,10 @@ struct RunReport {
             out +=
                 "| \(step.id) | \(step.status.rawValue) | \(step.total.map(String.init) ?? "?") | \(step.succeeded) | "
                 + "\(step.failed) | \(step.rejected) | \(step.skipped) |\n"
+        }
+        for step in summary.steps where !step.work.isEmpty {
+            let counts = step.work.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            out += "\nWork of `\(step.id)` in this invocation: \(counts.joined(separator: ", ")).\n"
         }
         out += "\n## Failures (\(failureTotal))\n\n"
         if failures.isEmpty {
