@@ -133,6 +133,19 @@ public final class CSVKeyReader {
         }
     }
 
+    /// Reads past the next data row without copying or validating its key: its row number, nil at the end
+    /// of the file. For rows a resumed run finished, which it needs only to count; a whole-file error (a
+    /// quote never closed) still throws.
+    public func skipRow() throws(KeyFormatError) -> Int? {
+        while true {
+            guard let fields = try readRecord(header: false) else { return nil }
+            defer { resetRecord() }
+            if fields == 1 && !recordHasContent && !fieldWasQuoted { continue }  // a blank line
+            rowCount += 1
+            return rowCount
+        }
+    }
+
     /// The next data row, validated (rows without a `type` cell use the reader's default type).
     ///
     /// - Throws: what ``nextRow()`` throws; a refused row is returned as a record with an error.

@@ -186,7 +186,57 @@ extension Engine {
         batch.reserveCapacity(options.readBatch)
         var position = 0
         var keysHash = KeysHash.initial
+        var skippedKeys: [String] = []
+        var totalKnown = false
         while isRunning {
+            // A whole batch below the watermark: every item there is settled, so a resume reads only keys
+            // (no fields, no attachments: a validated key per row is the import's costliest read).
+            if !retryFailed && position + options.readBatch <= settledBelow {
+                do {
+                    let range = position..<(position + options.readBatch)
+                    let states = lookups ? try await checkpoint?.lookup(step: step.id, positions: range) ?? [:] : [:]
+                    if states.values.allSatisfy({ [.succeeded, .rejected, .failed].contains($0.state) }) {
+                        skippedKeys.removeAll(keepingCapacity: true)
+                        try await iterator.skip(upTo: options.readBatch, keys: &skippedKeys)
+                        guard skippedKeys.count == options.readBatch else {
+                            abort(Self.watermarkMismatch(step.id, settledBelow))
+                            return
+                        }
+                        var counts = (succeeded: 0, rejected: 0, failed: 0)
+                        for key in skippedKeys {
+                            keysHash = KeysHash.adding(key, to: keysHash)
+                            switch states[key]?.state {
+                            case .rejected?: counts.rejected += 1
+                            case .failed?: counts.failed += 1
+                            default: counts.succeeded += 1
+                            }
+                        }
+                        position += skippedKeys.count
+                        if let resumedMark, position == resumedMark.watermark, keysHash != resumedMark.keysHash {
+                            abort(Self.watermarkMismatch(step.id, resumedMark.watermark))
+                            return
+                        }
+                        runtime.progress.withLock {
+                            $0.succeeded += counts.succeeded
+                            $0.rejected += counts.rejected
+                            $0.failed += counts.failed
+                            $0.resumed += skippedKeys.count
+                        }
+                        if tracked {
+                            pending.withLock { buffer in
+                                buffer.trackers[runtime.index]?.read = position
+                                buffer.trackers[runtime.index]?.readHash = keysHash
+                            }
+                        }
+                        continue
+                    }
+                } catch {
+                    abort(
+                        "step '\(step.id)': cannot read its items: \(error)",
+                        inputProblem: (error as? any InputProblemReporting)?.inputProblem)
+                    return
+                }
+            }
             batch.removeAll(keepingCapacity: true)
             do {
                 try await iterator.next(upTo: options.readBatch, into: &batch)
@@ -196,7 +246,8 @@ extension Engine {
                     inputProblem: (error as? any InputProblemReporting)?.inputProblem)
                 return
             }
-            if position == 0, let count = iterator.count {
+            if !totalKnown, let count = iterator.count {
+                totalKnown = true
                 runtime.progress.withLock { if $0.total == nil { $0.total = count } }
             }
             if batch.isEmpty {

@@ -8,10 +8,21 @@ public protocol ItemIterator: AnyObject {
     /// The number of items, once the iterator knows it and its source did not (a list an earlier step
     /// made, known at the first read): the step's progress total. Default nil.
     var count: Int? { get }
+    /// Reads past up to `limit` items, appending only their keys (fewer only at the end of the input): for
+    /// the items a resumed run finished below its watermark, which it needs only to count and to check
+    /// against the keys it recorded. The default reads them whole; a source whose items are costly to make
+    /// (a key validated per row) skips that work.
+    func skip(upTo limit: Int, keys: inout [String]) async throws
 }
 
 extension ItemIterator {
     public var count: Int? { nil }
+
+    public func skip(upTo limit: Int, keys: inout [String]) async throws {
+        var items: [WorkItem] = []
+        try await next(upTo: limit, into: &items)
+        keys.append(contentsOf: items.map(\.key))
+    }
 
     public func next(upTo limit: Int, into items: inout [WorkItem]) async throws {
         var added = 0

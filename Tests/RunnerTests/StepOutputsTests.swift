@@ -88,3 +88,89 @@ import Testing
         #expect(use.chunks.items == 0)
     }
 }
+
+/// A resumed run reads the items below its watermark as keys only (``ItemIterator/skip(upTo:keys:)``):
+/// a source whose items are costly to make does not make them again.
+@Suite struct ResumeSkipTests {
+    /// Counts the items made whole and the items skipped.
+    final class Counted: Sendable {
+        let made = Atomic<Int>(0)
+        let skipped = Atomic<Int>(0)
+    }
+
+    final class CountingIterator: ItemIterator {
+        let total: Int
+        let counted: Counted
+        var index = 0
+        init(total: Int, counted: Counted) {
+            self.total = total
+            self.counted = counted
+        }
+        func next() async throws -> WorkItem? {
+            guard index < total else { return nil }
+            index += 1
+            counted.made.add(1, ordering: .relaxed)
+            return WorkItem(key: "row:\(index)", fields: ["n": "\(index)"])
+        }
+        func skip(upTo limit: Int, keys: inout [String]) async throws {
+            var added = 0
+            while added < limit, index < total {
+                index += 1
+                added += 1
+                keys.append("row:\(index)")
+                counted.skipped.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    @Test func itemsBelowTheWatermarkAreSkippedNotMadeAgain() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let gate = Mutex(false)
+        let sent = Atomic<Int>(0)
+        func plan(_ counted: Counted, blockAfter: Int?) -> RunPlan {
+            let action = ClosureChunkAction { chunk, _ in
+                sent.add(chunk.count, ordering: .relaxed)
+                if let blockAfter, chunk.contains(where: { Int($0.fields["n"]!)! > blockAfter }) {
+                    while !gate.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+                    throw CancellationError()
+                }
+                return chunk.map { _ in .succeeded(.empty) }
+            }
+            return RunPlan(
+                name: "skip",
+                steps: [
+                    StepPlan(
+                        id: "s", items: ItemSource(count: 5_000) { CountingIterator(total: 5_000, counted: counted) },
+                        action: action, concurrency: 2, retry: .none, failureBudget: .count(0), batch: 100)
+                ], concurrency: 2)
+        }
+        let identity = RunIdentity(playbookName: "skip", playbookHash: "h")
+        do {
+            let store = try RunStore(path: dir.path("runs.sqlite"))
+            let handle = try await store.openRun(identity, mode: .resumeOrStart(acceptChanges: false))
+            let engine = try Engine(
+                plan: plan(Counted(), blockAfter: 4_000), checkpoint: handle,
+                options: .init(flushInterval: .milliseconds(5), gracePeriod: .milliseconds(50)))
+            let running = Task { try await engine.run() }
+            try await waitUntil { sent.load(ordering: .relaxed) >= 4_000 }
+            try await Task.sleep(for: .milliseconds(100))
+            engine.stop()
+            engine.stop()
+            gate.withLock { $0 = true }
+            #expect(try await running.value.status == .interrupted)
+        }
+        let counted = Counted()
+        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let summary = try await Engine.run(
+            plan: plan(counted, blockAfter: nil), store: store, identity: identity,
+            options: .init(flushInterval: .milliseconds(5)))
+        #expect(summary.status == .completed)
+        #expect(summary.succeeded == 5_000)
+        let (made, skipped) = (counted.made.load(ordering: .relaxed), counted.skipped.load(ordering: .relaxed))
+        #expect(made + skipped == 5_000)
+        // The finished rows (4,000 at least, less what was in flight) are skipped in whole read batches.
+        #expect(skipped >= 3_000, "made \(made), skipped \(skipped)")
+        #expect(summary.steps[0].resumed >= skipped, "every skipped item was finished by the killed run")
+    }
+}

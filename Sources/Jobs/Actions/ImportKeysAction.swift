@@ -91,28 +91,26 @@ public struct ImportKeysAction: ChunkAction {
         public var batchSize: Int
 
         /// Rows in flight when the playbook leaves `parallel` at 0: the import's memory is about that many
-        /// rows' keys, requests and replies, so it is the same at 10,000 rows as at 1,000,000 once this many
-        /// have been read. 12,000 (four batches of 3,000) since the derivation got faster and the writer's
-        /// share of a batch grew: a fourth batch prepares while one is written, and a 100,000-seed import
-        /// took 1.80-1.99 s against 1.91-2.09 s with three (five alternating pairs; peak RSS 3.4 MiB higher on
-        /// average).
+        /// rows' keys, requests and replies, so it is the same at 10,000 rows as at 1,000,000 (docs/bench.md
+        /// "Import scaling").
         public static let defaultRowsInFlight = 12_000
 
         /// Chunks in flight when the playbook leaves `parallel` at 0: ``defaultRowsInFlight`` rows with the
-        /// chunk the engine's feed holds beside them, at least 2 chunks and at most 8: 3 of 3,000, 8 of
-        /// 1,000, 8 of 100 keystores (docs/jobs.md "Performance").
-        public static func defaultConcurrency(batchSize: Int) -> Int {
-            max(2, min(8, defaultRowsInFlight / max(batchSize, 1) - 1))
+        /// chunk the engine's feed holds beside them, at least 2 chunks and at most 8 (3 of 3,000); for
+        /// keystore files, the decryption pool's slots (one file each, so every slot is busy).
+        public static func defaultConcurrency(batchSize: Int, format: Format? = nil) -> Int {
+            if format == .keystoreDirectory && batchSize == 1 {
+                return KeystoreDecryptionPool.Configuration.automatic().maxConcurrent
+            }
+            return max(2, min(8, defaultRowsInFlight / max(batchSize, 1) - 1))
         }
 
-        /// Rows per batch when the playbook leaves `batch` at 0: 3,000 (one ImportWallets request, so the
-        /// two attestations a request pays are spread thin; three such batches in flight kept both cores
-        /// busier than two of 4,000, the most a core takes, in alternating runs: 3.23-3.53 against
-        /// 3.34-3.87 s for 100,000 Solana keys), but 100 for keystore files, where each row costs a scrypt
-        /// of about half a second: a batch is the unit of progress and output, and thousands of them would
-        /// show nothing for many minutes.
+        /// Rows per chunk when the playbook leaves `batch` at 0: 3,000 (one ImportWallets request, the two
+        /// attestations it pays spread thin; docs/jobs.md "Performance"), but one keystore file per chunk:
+        /// each costs a scrypt of about half a second, so a chunk is committed as soon as its file is
+        /// imported, and a killed run decrypts again at most the files that were in the pool's slots.
         public static func defaultBatchSize(for format: Format) -> Int {
-            format == .keystoreDirectory ? 100 : 3_000
+            format == .keystoreDirectory ? 1 : 3_000
         }
         public var coreURL: URL?
         /// The development attestation root to pin (default: the home's `attestation-root.pem`).
@@ -134,7 +132,8 @@ public struct ImportKeysAction: ChunkAction {
             self.rejects = rejects
             self.referencePrefix = referencePrefix
             self.batchSize = batchSize > 0 ? batchSize : Self.defaultBatchSize(for: format)
-            self.concurrency = concurrency > 0 ? concurrency : Self.defaultConcurrency(batchSize: self.batchSize)
+            self.concurrency =
+                concurrency > 0 ? concurrency : Self.defaultConcurrency(batchSize: self.batchSize, format: format)
             subjectsInParallel = concurrency > 0 ? concurrency : 8
             self.coreURL = coreURL
             self.attestationRoot = attestationRoot

@@ -77,6 +77,26 @@ private final class ImportItemIterator: SynchronousItemIterator {
         return opened
     }
 
+    /// Rows a resumed run finished: their keys (`row:<n>`, the file name) without reading or validating a key.
+    func skip(upTo limit: Int, keys: inout [String]) async throws {
+        switch try open() {
+        case .csv(let csv):
+            do {
+                var added = 0
+                while added < limit, let row = try csv.skipRow() {
+                    keys.append("row:\(row)")
+                    added += 1
+                }
+            } catch {
+                throw JobsError.input(configuration.input, error)
+            }
+        case .files(let entries, let next):
+            let end = min(entries.count, next + limit)
+            for entry in entries[next..<end] { keys.append(DirectoryListing.fileName(of: entry.path)) }
+            reader = .files(entries, next: end)
+        }
+    }
+
     func nextItem() throws -> WorkItem? {
         switch try open() {
         case .csv(let csv):
