@@ -75,7 +75,7 @@ extension ActionRegistry {
                 } catch let error as JobsError {
                     throw CLIError.usage("step '\(request.step.id)': \(error.message)")
                 }
-                guard format == .hexCSV || format == .base58CSV else {
+                guard format.isCSV else {
                     throw CLIError.usage(
                         "step '\(request.step.id)': per-user mode (user_issuer) needs a CSV input with a subject "
                             + "column, not format \(format.rawValue)")

@@ -24,9 +24,14 @@ public struct ImportKeysAction: ChunkAction {
     public enum Format: String, Sendable, CaseIterable {
         case hexCSV = "hex-csv"
         case base58CSV = "base58-csv"
+        /// A CSV of BIP-39 recovery phrases, each row expanded into its derived accounts.
+        case mnemonicCSV = "mnemonic-csv"
         case keystoreDirectory = "keystore-dir"
         case solanaJSONDirectory = "solana-json-dir"
         case rawDirectory = "raw-dir"
+
+        /// A CSV format: rows (keys or phrases) with per-row cells such as `subject`.
+        public var isCSV: Bool { self == .hexCSV || self == .base58CSV || self == .mnemonicCSV }
     }
 
     /// The per-user mode (docs/jobs.md "Per-user mode"): each row's key goes into the account of the
@@ -227,8 +232,7 @@ public struct ImportKeysAction: ChunkAction {
 
     /// Per-user mode reads the subject of each row: CSV input only.
     static func checkPerUserFormat(_ configuration: Configuration) throws {
-        guard configuration.perUser != nil, configuration.format != .hexCSV, configuration.format != .base58CSV
-        else { return }
+        guard configuration.perUser != nil, !configuration.format.isCSV else { return }
         throw ActionError.permanent(
             "per-user mode (user_issuer) needs a CSV input with a subject column: format \(configuration.format.rawValue) "
                 + "has no per-row subject; import each user's directory in the shared mode instead")

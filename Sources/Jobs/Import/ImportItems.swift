@@ -4,13 +4,16 @@ import Playbook
 import Runner
 import Synchronization
 
-/// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), or a
-/// file of a directory per item (keyed by its name).
+/// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), an
+/// account of a phrase row per item (keyed `row:<n>:<i>`; a phrase row that is refused is one item keyed
+/// `row:<n>`), or a file of a directory per item (keyed by its name).
 ///
 /// Every item has the fields `source` (the data row number or the file name), `reference` and, for a CSV
 /// row with one, `subject`; none of them is secret. A CSV row's key is validated as the row is read and
 /// rides with the item as its attachment (an ``ImportSecret``, wiped memory), never in a field, so it
-/// reaches no checkpoint, event or report. A file is read (and a keystore decrypted) only when its chunk
+/// reaches no checkpoint, event or report. A phrase row is read, checked and derived (its seed once, every
+/// account's key) as it is read; its phrase and passphrase are released (wiped) before the next row, and
+/// only the derived keys ride with the items. A file is read (and a keystore decrypted) only when its chunk
 /// runs, so a resumed run never decrypts a file it finished. Memory: CSV input streams; directories hold
 /// their sorted names.
 enum ImportItems {
@@ -25,6 +28,12 @@ enum ImportItems {
         switch configuration.format {
         case .hexCSV, .base58CSV:
             return try? CSVReader(url: URL(fileURLWithPath: configuration.input), header: true).countRemaining()
+        case .mnemonicCSV:
+            // The accounts the rows ask for, from their count and indices cells (no phrase is derived).
+            guard let reader = try? CSVKeyReader(path: configuration.input, kind: .phrases) else { return nil }
+            var total = 0
+            while let row = try? reader.nextPhraseRow() { total += row.recordCount }
+            return total
         case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
             return try? DirectoryListing(directory: configuration.input).entries.count
         }
@@ -40,8 +49,12 @@ private final class ImportItemIterator: SynchronousItemIterator {
     private let configuration: ImportKeysAction.Configuration
     private enum Reader {
         case csv(CSVKeyReader)
+        case phrases(CSVKeyReader)
         case files([DirectoryListing.Entry], next: Int)
     }
+    /// The records of the phrase row being handed out, in index order.
+    private var pending: [SecretRecord] = []
+    private var nextPending = 0
     private var reader: Reader?
 
     init(_ configuration: ImportKeysAction.Configuration) { self.configuration = configuration }
@@ -52,17 +65,21 @@ private final class ImportItemIterator: SynchronousItemIterator {
         let opened: Reader
         do {
             switch configuration.format {
-            case .hexCSV, .base58CSV:
+            case .hexCSV, .base58CSV, .mnemonicCSV:
+                let phrases = configuration.format == .mnemonicCSV
                 let csv = try CSVKeyReader(
                     path: input,
-                    defaultType: configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana))
+                    defaultType: phrases
+                        ? configuration.type
+                        : configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana),
+                    kind: phrases ? .phrases : .keys)
                 if configuration.perUser != nil && !csv.header.contains(CSVKeyReader.Column.subject.rawValue) {
                     throw JobsError(
                         .invalidInput,
                         "input \(input): per-user mode (user_issuer) needs a subject column in the header "
                             + "(the user whose account receives each row's key); nothing was imported")
                 }
-                opened = .csv(csv)
+                opened = phrases ? .phrases(csv) : .csv(csv)
             case .keystoreDirectory where configuration.passwords == nil:
                 throw JobsError(.invalidInput, "format keystore-dir needs password_env or password_file")
             case .rawDirectory where configuration.type == nil:
@@ -87,14 +104,26 @@ private final class ImportItemIterator: SynchronousItemIterator {
                 throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
             }
             guard let record else { return nil }
-            let reference =
-                record.reference.flatMap { $0.isEmpty ? nil : $0 }
-                ?? "\(configuration.referencePrefix)-\(record.source)"
-            var fields = ["source": record.source, "reference": reference]
-            if let subject = record.subject { fields["subject"] = subject }
-            var item = WorkItem(key: "row:\(record.source)", fields: fields)
-            item.attachment = ImportSecret(record: record)
-            return item
+            return item(record)
+        case .phrases(let csv):
+            while nextPending == pending.count {
+                let row: CSVPhraseRow?
+                do {
+                    row = try csv.nextPhraseRow()
+                } catch {
+                    throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
+                }
+                guard let row else { return nil }
+                pending = row.records(defaultType: configuration.type, referencePrefix: configuration.referencePrefix)
+                nextPending = 0
+            }
+            let record = pending[nextPending]
+            nextPending += 1
+            if nextPending == pending.count {
+                pending.removeAll()
+                nextPending = 0
+            }
+            return item(record)
         case .files(let entries, let next):
             guard next < entries.count else { return nil }
             reader = .files(entries, next: next + 1)
@@ -107,6 +136,18 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     "reference": DirectoryListing.defaultReference(forFileName: name),
                 ])
         }
+    }
+
+    /// The item of a CSV row's (or a phrase account's) record, its key as the attachment.
+    private func item(_ record: SecretRecord) -> WorkItem {
+        let reference =
+            record.reference.flatMap { $0.isEmpty ? nil : $0 }
+            ?? "\(configuration.referencePrefix)-\(record.source)"
+        var fields = ["source": record.source, "reference": reference]
+        if let subject = record.subject { fields["subject"] = subject }
+        var item = WorkItem(key: "row:\(record.source)", fields: fields)
+        item.attachment = ImportSecret(record: record)
+        return item
     }
 }
 

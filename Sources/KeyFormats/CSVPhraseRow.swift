@@ -1,0 +1,173 @@
+public import WalletCrypto
+
+/// One data row of a recovery-phrase CSV before validation: the phrase and passphrase cells in secret
+/// storage, the other cells as text (they are not secret).
+public struct CSVPhraseRow: Sendable {
+    /// The 1-based data row number (the header and blank lines are not counted).
+    public let row: Int
+    /// The 1-based line of the file where the row starts.
+    public let line: Int
+    /// The CSV file's path.
+    public let file: String
+    /// The bytes of the `mnemonic` cell, quotes removed.
+    public let mnemonic: SecretBytes
+    /// The bytes of the `passphrase` cell; nil when the file has no such column (an empty cell is "").
+    public let passphrase: SecretBytes?
+    /// The `path` cell: a layout name, a path or a template with `{i}`; nil when absent or empty.
+    public let path: String?
+    /// The `count` cell; nil when absent or empty.
+    public let count: String?
+    /// The `indices` cell; nil when absent or empty.
+    public let indices: String?
+    /// The `reference` cell; nil when absent or empty.
+    public let reference: String?
+    /// The `type` cell; nil when absent or empty.
+    public let type: String?
+    /// The `expected_address` cell; nil when absent or empty.
+    public let expectedAddress: String?
+    /// The `subject` cell; nil when absent or empty.
+    public let subject: String?
+    /// A structural problem of this row (ragged, malformed quote, oversize cell), which refuses it.
+    public let problem: KeyFormatError?
+
+    /// The most accounts one row may ask for (its keys are held at once while its items wait in the feed).
+    public static let maximumAccounts = 1000
+
+    /// The row's accounts as import records, one per index: source `<row>:<i>`, reference
+    /// `<reference>-<i>` (the `reference` cell, else `<referencePrefix>-<row>`). A row that cannot be
+    /// read, derived or checked is one refused record with source `<row>`, its error located at the row.
+    ///
+    /// Defaults: the type is the cell, else the layout's, else `defaultType`; the path is the cell, else
+    /// the type's usual layout (`ethereum`, or `phantom` for Solana); the accounts are `count` from index 0
+    /// or the `indices` listed, else index 0 alone. With `expected_address`, one of the accounts must have
+    /// that address, or the row is refused naming the paths tried.
+    public func records(defaultType: KeyType?, referencePrefix: String) -> [SecretRecord] {
+        let source = String(row)
+        let base = reference ?? "\(referencePrefix)-\(row)"
+        do throws(KeyFormatError) {
+            let accounts = try derive(defaultType: defaultType)
+            return try accounts.map { (account) throws(KeyFormatError) in
+                let name = "\(base)-\(account.index)"
+                try KeyParser.validateReference(name)
+                return SecretRecord(
+                    source: "\(row):\(account.index)", file: file, line: line, reference: name, subject: subject,
+                    result: .success(account.secret))
+            }
+        } catch {
+            return [
+                SecretRecord(
+                    source: source, file: file, line: line, reference: base, subject: subject,
+                    result: .failure(error.located(source: source, file: file, line: line)))
+            ]
+        }
+    }
+
+    /// How many records ``records(defaultType:referencePrefix:)`` gives, from the text cells alone (no
+    /// phrase work): for the progress line's total.
+    public var recordCount: Int {
+        guard problem == nil, let indices = try? accountIndices() else { return 1 }
+        return indices.count
+    }
+
+    private func derive(defaultType: KeyType?) throws(KeyFormatError) -> [PhraseAccounts.Account] {
+        if let problem { throw problem }
+        let scheme = try path.map { (text) throws(KeyFormatError) in try DerivationScheme(parsing: text) }
+        let keyType: KeyType
+        if let cell = type {
+            guard let parsed = KeyType(cell: cell) else {
+                throw KeyFormatError(.unknownType, "the type cell must be ethereum (or evm) or solana")
+            }
+            keyType = parsed
+        } else if let layout = scheme?.layout {
+            keyType = layout.keyType
+        } else if let defaultType {
+            keyType = defaultType
+        } else {
+            throw KeyFormatError(
+                .unknownType,
+                "no type: the row has no type cell, its path is not a layout, and no default type was given")
+        }
+        if let reference { try KeyParser.validateReference(reference) }
+        let indices = try accountIndices()
+        let mnemonic = try Mnemonic(phrase: mnemonic)
+        let chosen = scheme ?? DerivationScheme(keyType == .ethereum ? .ethereum : .phantom)
+        let accounts = try PhraseAccounts.derive(
+            mnemonic, passphrase: passphrase ?? SecretBytes([]), type: keyType, scheme: chosen, indices: indices)
+        if let expectedAddress {
+            try Self.check(expectedAddress, among: accounts, scheme: chosen)
+        }
+        return accounts
+    }
+
+    /// Throws unless one of `accounts` has `expected`.
+    static func check(_ expected: String, among accounts: [PhraseAccounts.Account], scheme: DerivationScheme)
+        throws(KeyFormatError)
+    {
+        for account in accounts {
+            do {
+                try KeyParser.checkExpectedAddress(expected, of: account.secret)
+                return
+            } catch let error where error.code == .expectedAddressMismatch {
+                continue
+            }
+        }
+        let tried =
+            accounts.count == 1
+            ? accounts[0].path.description
+            : "\(accounts.count) paths, \(accounts[0].path) to \(accounts[accounts.count - 1].path)"
+        throw KeyFormatError(
+            .expectedAddressMismatch,
+            "no account along \(scheme) has the expected address \(expected) (tried \(tried)); check the path, the "
+                + "indices and the passphrase")
+    }
+
+    /// The indices of `count` or `indices` (index 0 when neither is given).
+    func accountIndices() throws(KeyFormatError) -> [UInt32] {
+        switch (count, indices) {
+        case (.some, .some):
+            throw KeyFormatError(.invalidIndices, "the row gives both count and indices; give one")
+        case (let count?, nil):
+            guard let value = Int(count.trimmingASCIIWhitespace()), (1...Self.maximumAccounts).contains(value) else {
+                throw KeyFormatError(
+                    .invalidIndices, "the count cell '\(count)' is not a number from 1 to \(Self.maximumAccounts)")
+            }
+            return (0..<UInt32(value)).map { $0 }
+        case (nil, let list?):
+            return try Self.parseIndices(list)
+        case (nil, nil):
+            return [0]
+        }
+    }
+
+    /// `0-4;7`, `0,1,2` (quoted in CSV) or `0 1 2`: indices and inclusive ranges below 2^31, in the order
+    /// given, each once.
+    static func parseIndices(_ text: String) throws(KeyFormatError) -> [UInt32] {
+        var result: [UInt32] = []
+        var seen = Set<UInt32>()
+        let items = text.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == " " || $0 == "\t" })
+        guard !items.isEmpty else { throw KeyFormatError(.invalidIndices, "the indices cell lists no index") }
+        for item in items {
+            let bounds = item.split(separator: "-", omittingEmptySubsequences: false)
+            let numbers = bounds.map { UInt32($0) }
+            guard bounds.count <= 2, numbers.allSatisfy({ $0.map { $0 < DerivationPath.hardenedOffset } ?? false }),
+                let low = numbers.first!, let high = numbers.last!, low <= high
+            else {
+                throw KeyFormatError(
+                    .invalidIndices,
+                    "the indices cell: '\(item)' is not an index or a range a-b of indices below 2^31")
+            }
+            guard Int(high - low) < Self.maximumAccounts else {
+                throw KeyFormatError(
+                    .invalidIndices, "the indices cell asks for more than \(Self.maximumAccounts) accounts")
+            }
+            for index in low...high where seen.insert(index).inserted {
+                result.append(index)
+                if result.count > Self.maximumAccounts {
+                    throw KeyFormatError(
+                        .invalidIndices, "the indices cell asks for more than \(Self.maximumAccounts) accounts")
+                }
+            }
+        }
+        return result
+    }
+}
