@@ -46,7 +46,7 @@ public enum BIP32 {
             childNumber = 0
         }
 
-        private init(
+        init(
             privateKey: Secp256k1.PrivateKey, chainCode: SecretBytes, depth: UInt8, parentFingerprint: [UInt8],
             childNumber: UInt32
         ) {

@@ -112,3 +112,49 @@ import WalletCrypto
         }
     }
 }
+
+extension BIP32Tests {
+    /// BIP-32 test vector 5: every invalid extended key is refused; and every valid xprv and xpub of
+    /// vectors 1-4 parses back to what it was serialized from.
+    @Test func bip32TestVector5AndRoundTrips() throws {
+        let file = try #require(try Fixtures.json("vectors/bip32_test_vectors.json") as? [String: Any])
+        let invalid = try #require(file["invalid"] as? [String: [String]])
+        var refused = 0
+        for text in invalid["xpub"] ?? [] {
+            #expect(throws: CryptoError.self, "\(text)") { try BIP32.ExtendedPublicKey(text: text) }
+            refused += 1
+        }
+        for text in invalid["xprv"] ?? [] {
+            #expect(throws: CryptoError.self, "\(text)") {
+                try BIP32.ExtendedPrivateKey(text: SecretBytes(Array(text.utf8)))
+            }
+            refused += 1
+        }
+        #expect(refused == 18, "8 xpub and 10 xprv cases (two of them in both lists)")
+        var parsed = 0
+        for vector in try #require(file["vectors"] as? [[String: Any]]) {
+            for chain in try #require(vector["chains"] as? [[String: String]]) {
+                let xprv = try #require(chain["xprv"])
+                let key = try BIP32.ExtendedPrivateKey(text: SecretBytes(Array(xprv.utf8)))
+                #expect(key.extendedPublicKey == chain["xpub"])
+                let xpub = try BIP32.ExtendedPublicKey(text: try #require(chain["xpub"]))
+                #expect(xpub.publicKey == key.privateKey.publicKey && xpub.depth == key.depth)
+                parsed += 1
+            }
+        }
+        #expect(parsed == 17)
+        // The reasons are the BIP's: a few named.
+        let zeroKey =
+            "xprv9s21ZrQH143K24Mfq5zL5MhWK9hUhhGbd45hLXo2Pq2oqzMMo63oStZzF93Y5wvzdUayhgkkFoicQZcP3y52uPPxFnfoLZB21Teqt1VvEHx"
+        #expect(throws: CryptoError(.invalidKey, "")) {
+            try BIP32.ExtendedPrivateKey(text: SecretBytes(Array(zeroKey.utf8)))
+        }
+        let badChecksum =
+            "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHL"
+        do {
+            _ = try BIP32.ExtendedPrivateKey(text: SecretBytes(Array(badChecksum.utf8)))
+        } catch {
+            #expect(error.message.contains("checksum"))
+        }
+    }
+}
