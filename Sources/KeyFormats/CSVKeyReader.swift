@@ -39,6 +39,8 @@ public final class CSVKeyReader {
         case count
         /// Which account indices, such as `0-4;7` (phrase files only).
         case indices
+        /// How many unused indices in a row end a scan for expected addresses (phrase files only).
+        case gapLimit = "gap_limit"
 
         /// The index of this column's cell buffer (text columns) or secret scratch buffer (secret ones).
         var slot: Int {
@@ -52,6 +54,7 @@ public final class CSVKeyReader {
             case .path: 5
             case .count: 6
             case .indices: 7
+            case .gapLimit: 8
             }
         }
 
@@ -74,7 +77,10 @@ public final class CSVKeyReader {
             switch self {
             case .keys: [.privateKey, .reference, .type, .expectedAddress, .subject]
             case .phrases:
-                [.mnemonic, .passphrase, .path, .count, .indices, .reference, .type, .expectedAddress, .subject]
+                [
+                    .mnemonic, .passphrase, .path, .count, .indices, .gapLimit, .reference, .type, .expectedAddress,
+                    .subject,
+                ]
             }
         }
     }
@@ -112,7 +118,7 @@ public final class CSVKeyReader {
     private let secretScratch: [UnsafeMutableRawBufferPointer]
     private var secretLength = [0, 0]
     /// The kept text cells of the current row, by `Column.slot`.
-    private var cells: [[UInt8]] = Array(repeating: [], count: 8)
+    private var cells: [[UInt8]] = Array(repeating: [], count: 9)
     /// The column of each header field, nil for ignored ones.
     private var fieldColumns: [Column?] = []
     private var fieldColumn: Column?
@@ -208,7 +214,8 @@ public final class CSVKeyReader {
             return CSVPhraseRow(
                 row: rowCount, line: recordLine, file: path, mnemonic: secret(slot: 0),
                 passphrase: columnIndex[.passphrase] == nil ? nil : secret(slot: 1), path: text(.path),
-                count: text(.count), indices: text(.indices), reference: text(.reference), type: text(.type),
+                count: text(.count), indices: text(.indices), gapLimit: text(.gapLimit), reference: text(.reference),
+                type: text(.type),
                 expectedAddress: text(.expectedAddress), subject: text(.subject),
                 problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
         }

@@ -19,6 +19,8 @@ public struct CSVPhraseRow: Sendable {
     public let count: String?
     /// The `indices` cell; nil when absent or empty.
     public let indices: String?
+    /// The `gap_limit` cell; nil when absent or empty.
+    public let gapLimit: String?
     /// The `reference` cell; nil when absent or empty.
     public let reference: String?
     /// The `type` cell; nil when absent or empty.
@@ -32,6 +34,8 @@ public struct CSVPhraseRow: Sendable {
 
     /// The most accounts one row may ask for (its keys are held at once while its items wait in the feed).
     public static let maximumAccounts = 1000
+    /// The gap limit of a scan when neither the row nor the job gives one (BIP-44's account discovery: 20).
+    public static let defaultGapLimit = 20
 
     /// The row's accounts as import records, one per index: source `<row>:<i>`, reference
     /// `<reference>-<i>` (the `reference` cell, else `<referencePrefix>-<row>`). A row that cannot be
@@ -39,37 +43,107 @@ public struct CSVPhraseRow: Sendable {
     ///
     /// Defaults: the type is the cell, else the layout's, else `defaultType`; the path is the cell, else
     /// the type's usual layout (`ethereum`, or `phantom` for Solana); the accounts are `count` from index 0
-    /// or the `indices` listed, else index 0 alone. With `expected_address`, one of the accounts must have
-    /// that address, or the row is refused naming the paths tried.
-    public func records(defaultType: KeyType?, referencePrefix: String) -> [SecretRecord] {
+    /// or the `indices` listed, else index 0 alone. With `expected_address` and `count` or `indices`, one of
+    /// the accounts must have that address, or the row is refused naming the paths tried.
+    ///
+    /// A scan: with `expected_address` (one or more addresses, `;` or space apart) and neither `count` nor
+    /// `indices`, each address is looked for from index 0 along the row's path, or, with no path, along
+    /// every layout of the type, until `gap_limit` indices in a row match none (the cell, else `gapLimit`).
+    /// Each address found is one record with source `<row>:<path>` (the path that produced it); the
+    /// addresses not found are one refused record (source `<row>`) naming the paths tried.
+    public func records(defaultType: KeyType?, referencePrefix: String, gapLimit: Int = defaultGapLimit)
+        -> [SecretRecord]
+    {
         let source = String(row)
         let base = reference ?? "\(referencePrefix)-\(row)"
+        let refused = { (error: KeyFormatError) in
+            SecretRecord(
+                source: source, file: file, line: line, reference: base, subject: subject,
+                result: .failure(error.located(source: source, file: file, line: line)))
+        }
         do throws(KeyFormatError) {
-            let accounts = try derive(defaultType: defaultType)
-            return try accounts.map { (account) throws(KeyFormatError) in
-                let name = "\(base)-\(account.index)"
-                try KeyParser.validateReference(name)
-                return SecretRecord(
-                    source: "\(row):\(account.index)", file: file, line: line, reference: name, subject: subject,
-                    result: .success(account.secret))
+            if isScan {
+                let (accounts, missing) = try scan(defaultType: defaultType, gapLimit: gapLimit)
+                var records = try accounts.map { (account) throws(KeyFormatError) in
+                    try record(account, source: "\(row):\(account.path)", base: base)
+                }
+                if let missing { records.append(refused(missing)) }
+                return records
+            }
+            return try derive(defaultType: defaultType).map { (account) throws(KeyFormatError) in
+                try record(account, source: "\(row):\(account.index)", base: base)
             }
         } catch {
-            return [
-                SecretRecord(
-                    source: source, file: file, line: line, reference: base, subject: subject,
-                    result: .failure(error.located(source: source, file: file, line: line)))
-            ]
+            return [refused(error)]
         }
+    }
+
+    private func record(_ account: PhraseAccounts.Account, source: String, base: String) throws(KeyFormatError)
+        -> SecretRecord
+    {
+        let name = "\(base)-\(account.index)"
+        try KeyParser.validateReference(name)
+        return SecretRecord(
+            source: source, file: file, line: line, reference: name, subject: subject, result: .success(account.secret))
+    }
+
+    /// Whether the row asks for a scan: expected addresses and no count or indices.
+    var isScan: Bool { expectedAddress != nil && count == nil && indices == nil }
+
+    /// The expected addresses of a scan, `;`, `,` or whitespace apart, each once.
+    var expectedAddresses: [String] {
+        var seen = Set<String>()
+        return (expectedAddress ?? "").split(whereSeparator: { $0 == ";" || $0 == "," || $0 == " " || $0 == "\t" })
+            .map(String.init).filter { seen.insert($0.lowercased()).inserted }
+    }
+
+    /// The scan's accounts found, and the refusal of the addresses not found (nil when all were).
+    private func scan(defaultType: KeyType?, gapLimit: Int) throws(KeyFormatError) -> (
+        [PhraseAccounts.Account], KeyFormatError?
+    ) {
+        let (keyType, scheme) = try checkCells(defaultType: defaultType)
+        var limit = gapLimit
+        if let cell = self.gapLimit {
+            guard let value = Int(cell.trimmingASCIIWhitespace()), (1...Self.maximumAccounts).contains(value) else {
+                throw KeyFormatError(
+                    .invalidIndices, "the gap_limit cell '\(cell)' is not a number from 1 to \(Self.maximumAccounts)")
+            }
+            limit = value
+        }
+        let expected = expectedAddresses
+        guard expected.count <= Self.maximumAccounts else {
+            throw KeyFormatError(.invalidIndices, "the row expects more than \(Self.maximumAccounts) addresses")
+        }
+        let schemes =
+            scheme.map { [$0] }
+            ?? DerivationScheme.Layout.allCases.filter { $0.keyType == keyType }.map(DerivationScheme.init)
+        let seed = try PhraseAccounts.Seed(
+            try Mnemonic(phrase: mnemonic), passphrase: passphrase ?? SecretBytes([]), type: keyType)
+        let result = try PhraseAccounts.scan(seed, schemes: schemes, expected: expected, gapLimit: limit)
+        guard !result.missing.isEmpty else { return (result.found.map(\.account), nil) }
+        let names = result.missing.joined(separator: ", ")
+        let tried = zip(schemes, result.tried).map { "\($0.0) (\($0.1))" }.joined(separator: ", ")
+        return (
+            result.found.map(\.account),
+            KeyFormatError(
+                .expectedAddressMismatch,
+                "\(result.missing.count == 1 ? "the expected address" : "the expected addresses") \(names) "
+                    + "\(result.missing.count == 1 ? "is" : "are") on no path tried: \(tried), gap limit \(limit); "
+                    + "check the passphrase and the path")
+        )
     }
 
     /// How many records ``records(defaultType:referencePrefix:)`` gives, from the text cells alone (no
     /// phrase work): for the progress line's total.
     public var recordCount: Int {
-        guard problem == nil, let indices = try? accountIndices() else { return 1 }
+        guard problem == nil else { return 1 }
+        if isScan { return max(1, expectedAddresses.count) }
+        guard let indices = try? accountIndices() else { return 1 }
         return indices.count
     }
 
-    private func derive(defaultType: KeyType?) throws(KeyFormatError) -> [PhraseAccounts.Account] {
+    /// The row's structure, type, reference and path checked: its key type and path (nil: the default).
+    private func checkCells(defaultType: KeyType?) throws(KeyFormatError) -> (KeyType, DerivationScheme?) {
         if let problem { throw problem }
         let scheme = try path.map { (text) throws(KeyFormatError) in try DerivationScheme(parsing: text) }
         let keyType: KeyType
@@ -88,6 +162,11 @@ public struct CSVPhraseRow: Sendable {
                 "no type: the row has no type cell, its path is not a layout, and no default type was given")
         }
         if let reference { try KeyParser.validateReference(reference) }
+        return (keyType, scheme)
+    }
+
+    private func derive(defaultType: KeyType?) throws(KeyFormatError) -> [PhraseAccounts.Account] {
+        let (keyType, scheme) = try checkCells(defaultType: defaultType)
         let indices = try accountIndices()
         let mnemonic = try Mnemonic(phrase: mnemonic)
         let chosen = scheme ?? DerivationScheme(keyType == .ethereum ? .ethereum : .phantom)

@@ -23,34 +23,149 @@ public enum PhraseAccounts {
         _ mnemonic: Mnemonic, passphrase: SecretBytes, type: KeyType, scheme: DerivationScheme, indices: [UInt32]
     ) throws(KeyFormatError) -> [Account] {
         try check(scheme, type: type)
-        let steps = try indices.map { (index) throws(KeyFormatError) in try scheme.indexStep(index) }
-        let paths = try indices.map { (index) throws(KeyFormatError) in try scheme.path(index: index) }
-        let seed = try mnemonic.seed(passphrase: passphrase)
-        do {
-            switch type {
-            case .ethereum:
-                let parent = try BIP32.ExtendedPrivateKey(seed: seed).derive(DerivationPath(scheme.prefix))
-                return try indices.indices.map { (position) throws(CryptoError) in
-                    var node = parent
-                    if let step = steps[position] { node = try node.child(step) }
-                    node = try node.derive(DerivationPath(scheme.suffix))
-                    return Account(
-                        index: indices[position], path: paths[position],
-                        secret: ValidatedSecret(type: .ethereum, secret: node.privateKey.secretBytes))
+        for index in indices { _ = try scheme.indexStep(index) }
+        let seed = try Seed(mnemonic, passphrase: passphrase, type: type)
+        let branch = try seed.branch(scheme)
+        return try indices.map { (index) throws(KeyFormatError) in try branch.account(index) }
+    }
+
+    /// A phrase's seed for one key type, computed once; its branches derive along schemes.
+    public struct Seed: Sendable {
+        let seed: SecretBytes
+        /// The key type the seed derives.
+        public let type: KeyType
+
+        /// The seed of `mnemonic` and `passphrase` (PBKDF2, once).
+        ///
+        /// - Throws: `KeyFormatError.invalidPassphrase`.
+        public init(_ mnemonic: Mnemonic, passphrase: SecretBytes, type: KeyType) throws(KeyFormatError) {
+            seed = try mnemonic.seed(passphrase: passphrase)
+            self.type = type
+        }
+
+        /// The node of `scheme`'s steps before the index, derived once.
+        ///
+        /// - Throws: what ``PhraseAccounts/derive(_:passphrase:type:scheme:indices:)`` throws for the scheme.
+        public func branch(_ scheme: DerivationScheme) throws(KeyFormatError) -> Branch {
+            try PhraseAccounts.check(scheme, type: type)
+            do {
+                switch type {
+                case .ethereum:
+                    return Branch(
+                        scheme: scheme,
+                        node: .ethereum(try BIP32.ExtendedPrivateKey(seed: seed).derive(DerivationPath(scheme.prefix))))
+                case .solana:
+                    return Branch(
+                        scheme: scheme,
+                        node: .solana(try SLIP10.Ed25519Node(seed: seed).derive(DerivationPath(scheme.prefix))))
                 }
-            case .solana:
-                let parent = try SLIP10.Ed25519Node(seed: seed).derive(DerivationPath(scheme.prefix))
-                return try indices.indices.map { (position) throws(CryptoError) in
-                    var node = parent
-                    if let step = steps[position] { node = try node.child(step) }
-                    node = try node.derive(DerivationPath(scheme.suffix))
-                    return Account(
-                        index: indices[position], path: paths[position],
-                        secret: ValidatedSecret(type: .solana, secret: node.secretBytes))
-                }
+            } catch {
+                throw KeyFormatError(
+                    .invalidKey, "the phrase's key along \(scheme) cannot be derived: \(error.message)")
             }
-        } catch {
-            throw KeyFormatError(.invalidKey, "the phrase's key along \(scheme) cannot be derived: \(error.message)")
+        }
+    }
+
+    /// A scheme's node before the index step: each account is one index step and the suffix away.
+    public struct Branch: Sendable {
+        enum Node: Sendable {
+            case ethereum(BIP32.ExtendedPrivateKey)
+            case solana(SLIP10.Ed25519Node)
+        }
+        /// The scheme the branch follows.
+        public let scheme: DerivationScheme
+        let node: Node
+
+        /// The account at `index`.
+        ///
+        /// - Throws: `KeyFormatError.invalidIndices` for an index the scheme has not; `.invalidKey` when
+        ///   BIP-32 gives no key there (probability below 2^-127).
+        public func account(_ index: UInt32) throws(KeyFormatError) -> Account {
+            let step = try scheme.indexStep(index)
+            let path = try scheme.path(index: index)
+            let suffix = DerivationPath(scheme.suffix)
+            do {
+                switch node {
+                case .ethereum(var key):
+                    if let step { key = try key.child(step) }
+                    key = try key.derive(suffix)
+                    return Account(
+                        index: index, path: path,
+                        secret: ValidatedSecret(type: .ethereum, secret: key.privateKey.secretBytes))
+                case .solana(var key):
+                    if let step { key = try key.child(step) }
+                    key = try key.derive(suffix)
+                    return Account(
+                        index: index, path: path, secret: ValidatedSecret(type: .solana, secret: key.secretBytes))
+                }
+            } catch {
+                throw KeyFormatError(.invalidKey, "the phrase's key at \(path) cannot be derived: \(error.message)")
+            }
+        }
+    }
+
+    /// What a scan found: for each expected address found, the account that has it.
+    public struct ScanResult: Sendable {
+        /// The accounts found, in the order of the expected addresses.
+        public let found: [(address: String, account: Account)]
+        /// The expected addresses no path gave.
+        public let missing: [String]
+        /// The paths tried, for a reject's message: per scheme, the first and last path derived.
+        public let tried: [String]
+    }
+
+    /// Derives along each scheme from index 0 until every address of `expected` is found or `gapLimit`
+    /// indices in a row found none (a path without `{i}` is its one account), and says which account
+    /// has each address (BIP-44's account discovery, with the expected addresses standing for the used
+    /// ones).
+    ///
+    /// - Throws: the errors of ``Seed/branch(_:)`` and ``Branch/account(_:)``; `.invalidExpectedAddress`
+    ///   for an expected address that is not one of `type`.
+    public static func scan(
+        _ seed: Seed, schemes: [DerivationScheme], expected: [String], gapLimit: Int
+    ) throws(KeyFormatError) -> ScanResult {
+        var remaining = expected
+        var found: [(address: String, account: Account)] = []
+        var tried: [String] = []
+        var seen = Set<String>()
+        for scheme in schemes where !remaining.isEmpty {
+            let branch = try seed.branch(scheme)
+            var index: UInt32 = 0
+            var gap = 0
+            var last: DerivationPath?
+            while !remaining.isEmpty && gap < gapLimit && index < DerivationPath.hardenedOffset {
+                let account = try branch.account(index)
+                last = account.path
+                let key = try account.secret.derived()
+                var match: Int?
+                for (position, candidate) in remaining.enumerated() where try Self.has(key, candidate) {
+                    match = position
+                    break
+                }
+                if let position = match {
+                    if seen.insert(account.path.description).inserted { found.append((remaining[position], account)) }
+                    remaining.remove(at: position)
+                    gap = 0
+                } else {
+                    gap += 1
+                }
+                guard scheme.hasIndex else { break }
+                index += 1
+            }
+            let first = try scheme.path(index: 0)
+            tried.append(last.map { $0 == first ? "\(first)" : "\(first) to \($0)" } ?? "\(first)")
+        }
+        return ScanResult(found: found, missing: remaining, tried: tried)
+    }
+
+    /// Whether `key` has the address `expected` (KeyParser's check: any case for Ethereum, the checksum
+    /// enforced when mixed).
+    static func has(_ key: ParsedKey, _ expected: String) throws(KeyFormatError) -> Bool {
+        do {
+            try KeyParser.checkExpectedAddress(expected, of: key)
+            return true
+        } catch let error where error.code == .expectedAddressMismatch {
+            return false
         }
     }
 

@@ -81,14 +81,22 @@ extension ActionRegistry {
                             + "column, not format \(format.rawValue)")
                 }
             }
-            return ImportKeysAction(
-                .init(
-                    input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
-                    output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
-                    referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
-                    concurrency: try request.integer("concurrency") ?? 0,
-                    batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
-                    attestationRoot: try request.text("attestation_root"), perUser: perUser))
+            var configuration = ImportKeysAction.Configuration(
+                input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
+                output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
+                referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
+                concurrency: try request.integer("concurrency") ?? 0,
+                batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
+                attestationRoot: try request.text("attestation_root"), perUser: perUser)
+            if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
+                guard (1...CSVPhraseRow.maximumAccounts).contains(gapLimit) else {
+                    throw CLIError.usage(
+                        "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(CSVPhraseRow.maximumAccounts)"
+                    )
+                }
+                configuration.gapLimit = gapLimit
+            }
+            return ImportKeysAction(configuration)
         }
         register("jobs.revoke-sweep") { request in
             let step = request.step.id

@@ -52,7 +52,8 @@ import WalletCrypto
         let directory = try ImportKeysActionTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cases = try Self.oraclePhrases()
-        // Rows 1-6: the oracle's phrases (count or indices as the case says); row 7 a copy of row 1's
+        // Rows 1-6: the oracle's phrases (count or indices as the case says; row 3 scans for its expected
+        // address); row 7 a copy of row 1's
         // phrase (its accounts are duplicates); row 8 an unknown word at position 5; row 9 a bad checksum
         // (checksum: twelve times abandon); row 10 two Solana accounts of row 2's phrase on Phantom's layout.
         var lines = ["mnemonic,passphrase,path,count,indices,reference,type,expected_address"]
@@ -110,7 +111,9 @@ import WalletCrypto
         for (index, item) in cases.enumerated() {
             for (position, address) in (item["addresses"] as! [String]).enumerated() {
                 let account = (item["indices"] as! [Int])[position]
-                expectedRows.append(["\(index + 1):\(account)", "legacy-\(index + 1)-\(account)", "ethereum", address])
+                // Row 3 has an expected address and no count or indices: a scan, whose source is the path found.
+                let source = index == 2 ? "3:m/44'/60'/0'/0/0" : "\(index + 1):\(account)"
+                expectedRows.append([source, "legacy-\(index + 1)-\(account)", "ethereum", address])
             }
         }
         let ethereumRows = out.dropFirst().filter { $0[3] == "ethereum" }.map { [$0[0], $0[1], $0[3], $0[4]] }

@@ -75,4 +75,45 @@ import WalletCrypto
         #expect(sources[8] == ["9:0"], "an empty cell is absent: account 0")
         #expect(codes[9] == .invalidIndices)
     }
+
+    /// A scan: expected addresses and no count or indices. Each address is found along the row's path or
+    /// every layout of the type within the gap limit, and its source names the path that produced it; the
+    /// addresses not found are one refusal naming the paths tried.
+    @Test func aScanFindsEachExpectedAddressAndNamesItsPath() throws {
+        let mnemonic = try Mnemonic(phrase: SecretBytes(Array(Self.phrase.utf8)))
+        func address(_ layout: DerivationScheme.Layout, _ index: UInt32) throws -> String {
+            try PhraseAccounts.derive(
+                mnemonic, passphrase: SecretBytes([]), type: .ethereum, scheme: DerivationScheme(layout),
+                indices: [index]
+            )[0].secret.derived().address
+        }
+        let metamask7 = try address(.ethereum, 7)
+        let ledger3 = try address(.ledgerLiveEthereum, 3).lowercased()
+        let far = try address(.ethereum, 25)
+        let nowhere = "0x000000000000000000000000000000000000dEaD"
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let path = try dir.write(
+            "scan.csv",
+            "mnemonic,path,expected_address,gap_limit,type\n"
+                + "\(Self.phrase),,\(metamask7) \(ledger3),,ethereum\n"
+                + "\(Self.phrase),,\(metamask7);\(nowhere),,ethereum\n"
+                + "\(Self.phrase),ethereum,\(far),,ethereum\n"
+                + "\(Self.phrase),ethereum,\(far),30,ethereum\n")
+        let reader = try CSVKeyReader(path: path, kind: .phrases)
+        var rows: [[SecretRecord]] = []
+        while let row = try reader.nextPhraseRow() { rows.append(row.records(defaultType: nil, referencePrefix: "s")) }
+        #expect(rows[0].map(\.source) == ["1:m/44'/60'/0'/0/7", "1:m/44'/60'/3'/0/0"])
+        #expect(rows[0].map(\.reference) == ["s-1-7", "s-1-3"])
+        #expect(
+            try rows[0].map { try $0.result.get().derived().address.lowercased() } == [metamask7.lowercased(), ledger3])
+        #expect(rows[1].map(\.source) == ["2:m/44'/60'/0'/0/7", "2"])
+        let missing = try #require(rows[1][1].result.failure)
+        #expect(missing.code == .expectedAddressMismatch)
+        #expect(missing.reason.contains(nowhere) && !missing.reason.contains(metamask7))
+        #expect(missing.reason.contains("ethereum (m/44'/60'/0'/0/0 to m/44'/60'/0'/0/27)"), "found at 7, then 20 more")
+        #expect(missing.reason.contains("ledger-live-ethereum (m/44'/60'/0'/0/0 to m/44'/60'/19'/0/0)"))
+        #expect(rows[2].map(\.source) == ["3"], "index 25 is past the default gap of 20")
+        #expect(rows[3].map(\.source) == ["4:m/44'/60'/0'/0/25"])
+    }
 }

@@ -88,6 +88,9 @@ public struct ImportKeysAction: ChunkAction {
         public var rejects: String
         /// References of CSV rows without one: `<prefix>-<row>`.
         public var referencePrefix: String
+        /// `mnemonic-csv`: the gap limit of a row's scan for its expected addresses (its `gap_limit` cell
+        /// overrides it).
+        public var gapLimit = CSVPhraseRow.defaultGapLimit
         /// Batches in flight (between reading and writing).
         public var concurrency: Int
         /// Per-user mode: subjects signed in and imported at once.

@@ -114,7 +114,9 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
                 }
                 guard let row else { return nil }
-                pending = row.records(defaultType: configuration.type, referencePrefix: configuration.referencePrefix)
+                pending = row.records(
+                    defaultType: configuration.type, referencePrefix: configuration.referencePrefix,
+                    gapLimit: configuration.gapLimit)
                 nextPending = 0
             }
             let record = pending[nextPending]
