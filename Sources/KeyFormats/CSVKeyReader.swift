@@ -196,7 +196,7 @@ public final class CSVKeyReader {
     /// The next data row of a phrase file, with its phrase and passphrase in secret storage; nil at the end.
     ///
     /// - Throws: `KeyFormatError` only for problems that end the file, as ``nextRow()``.
-    public func nextPhraseRow() throws(KeyFormatError) -> CSVPhraseRow? {
+    public func nextPhraseRow() throws(KeyFormatError) -> PhraseRow? {
         precondition(kind == .phrases, "nextPhraseRow reads phrase files; a key file is read with nextRow")
         while true {
             guard let fields = try readRecord(header: false) else { return nil }
@@ -211,7 +211,7 @@ public final class CSVKeyReader {
                 rowProblem = KeyFormatError(
                     .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
             }
-            return CSVPhraseRow(
+            return PhraseRow(
                 row: rowCount, line: recordLine, file: path, mnemonic: secret(slot: 0),
                 passphrase: columnIndex[.passphrase] == nil ? nil : secret(slot: 1), path: text(.path),
                 count: text(.count), indices: text(.indices), gapLimit: text(.gapLimit), reference: text(.reference),

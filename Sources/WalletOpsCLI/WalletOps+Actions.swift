@@ -89,12 +89,25 @@ extension ActionRegistry {
                 batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
                 attestationRoot: try request.text("attestation_root"), perUser: perUser)
             if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
-                guard (1...CSVPhraseRow.maximumAccounts).contains(gapLimit) else {
+                guard (1...PhraseRow.maximumAccounts).contains(gapLimit) else {
                     throw CLIError.usage(
-                        "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(CSVPhraseRow.maximumAccounts)"
+                        "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(PhraseRow.maximumAccounts)"
                     )
                 }
                 configuration.gapLimit = gapLimit
+            }
+            let setting = { (name: String) throws -> String? in try request.text(name).flatMap { $0.isEmpty ? nil : $0 }
+            }
+            configuration.phrases = .init(
+                path: try setting("path"), count: try setting("count"), indices: try setting("indices"))
+            if format == .mnemonicDirectory {
+                do throws(KeyFormatError) {
+                    _ = try PhraseRow.accountIndices(
+                        count: configuration.phrases.count, indices: configuration.phrases.indices)
+                    if let path = configuration.phrases.path { _ = try DerivationScheme(parsing: path) }
+                } catch {
+                    throw CLIError.usage("step '\(request.step.id)': \(error.reason)")
+                }
             }
             return ImportKeysAction(configuration)
         }

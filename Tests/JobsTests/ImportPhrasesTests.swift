@@ -188,6 +188,61 @@ import WalletCrypto
         #expect(needles.prefix(10).contains { Self.contains(inputBytes, $0) })
     }
 
+    /// `mnemonic-dir`: a file per phrase, the job's path and count for every file, the passphrase from
+    /// password_file; wallets `<file name>-<i>` with eth-account's addresses; an unreadable phrase is one
+    /// reject named by the file and the word's position.
+    @Test func aDirectoryOfPhraseFilesImportsEachFilesAccounts() async throws {
+        let directory = try ImportKeysActionTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = """
+            import json
+            from eth_account import Account
+            Account.enable_unaudited_hdwallet_features()
+            out = []
+            for words in [12, 24]:
+                _, phrase = Account.create_with_mnemonic(num_words=words)
+                out.append({"phrase": phrase, "addresses": [
+                    Account.from_mnemonic(phrase, "dir pass", f"m/44'/60'/{i}'/0/0").address for i in range(2)]})
+            print(json.dumps(out))
+            """
+        let cases = try JSONSerialization.jsonObject(with: Data(try PythonOracle.run(script).utf8)) as! [[String: Any]]
+        let phrases = directory.appendingPathComponent("phrases")
+        try FileManager.default.createDirectory(at: phrases, withIntermediateDirectories: true)
+        try Data(((cases[0]["phrase"] as! String) + "\n").utf8).write(to: phrases.appendingPathComponent("alice.txt"))
+        try Data((cases[1]["phrase"] as! String).utf8).write(to: phrases.appendingPathComponent("bob.txt"))
+        var words = (cases[0]["phrase"] as! String).split(separator: " ").map(String.init)
+        words[2] = "notaword"
+        try Data(words.joined(separator: " ").utf8).write(to: phrases.appendingPathComponent("carol.txt"))
+        let passphrase = directory.appendingPathComponent("passphrase.txt")
+        try Data("dir pass\n".utf8).write(to: passphrase)
+        var configuration = ImportKeysAction.Configuration(
+            input: phrases.path, format: .mnemonicDirectory, type: .ethereum, passwords: .file(passphrase.path),
+            output: directory.appendingPathComponent("out.csv").path,
+            rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: 3)
+        configuration.phrases = .init(path: "ledger-live-ethereum", count: "2")
+        #expect(ImportItems.count(configuration) == 6)
+        let core = FakeCore()
+        let summary = try await ImportKeysActionTests.run(
+            ImportKeysAction(configuration, transport: core.transport), in: directory)
+        #expect(summary.succeeded == 4 && summary.rejected == 1)
+        let out = CSVFile.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
+        #expect(out.map { $0[0] } == ["alice.txt:0", "alice.txt:1", "bob.txt:0", "bob.txt:1"])
+        #expect(out.map { $0[1] } == ["alice-0", "alice-1", "bob-0", "bob-1"])
+        // The fake core names no real address: the keys it received give them.
+        let sent = core.imported.values.sorted { ($0.reference ?? "") < ($1.reference ?? "") }.map(\.reference)
+        #expect(sent == ["alice-0", "alice-1", "bob-0", "bob-1"])
+        var derived: [String] = []
+        for (key, wallet) in core.imported.sorted(by: { ($0.value.reference ?? "") < ($1.value.reference ?? "") }) {
+            _ = wallet
+            derived.append(try KeyParser.parse(SecretBytes(Array(key.utf8)), type: .ethereum, encoding: .text).address)
+        }
+        #expect(derived == (cases[0]["addresses"] as! [String]) + (cases[1]["addresses"] as! [String]))
+        let rej = CSVFile.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
+        #expect(rej.map { $0[0] } == ["carol.txt"])
+        #expect(rej.first?[1] == "unknownWord: word 3 is not in the BIP-39 English list")
+        #expect(rej.first.map { !$0.joined().contains("notaword") } == true)
+    }
+
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, haystack.count >= needle.count else { return false }
         let first = needle[0]

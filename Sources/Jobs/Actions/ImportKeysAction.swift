@@ -26,6 +26,9 @@ public struct ImportKeysAction: ChunkAction {
         case base58CSV = "base58-csv"
         /// A CSV of BIP-39 recovery phrases, each row expanded into its derived accounts.
         case mnemonicCSV = "mnemonic-csv"
+        /// A directory of phrase files (one BIP-39 phrase each), each expanded into the accounts of
+        /// ``Configuration/phrases``.
+        case mnemonicDirectory = "mnemonic-dir"
         case keystoreDirectory = "keystore-dir"
         case solanaJSONDirectory = "solana-json-dir"
         case rawDirectory = "raw-dir"
@@ -90,7 +93,25 @@ public struct ImportKeysAction: ChunkAction {
         public var referencePrefix: String
         /// `mnemonic-csv`: the gap limit of a row's scan for its expected addresses (its `gap_limit` cell
         /// overrides it).
-        public var gapLimit = CSVPhraseRow.defaultGapLimit
+        public var gapLimit = PhraseRow.defaultGapLimit
+        /// `mnemonic-dir`: the accounts of every phrase file, as the columns of a phrase CSV would give them.
+        public var phrases = PhraseSettings()
+
+        /// What `mnemonic-dir` derives from each file (nil: the phrase CSV's default).
+        public struct PhraseSettings: Sendable {
+            /// A layout, a path or a template with `{i}`.
+            public var path: String?
+            /// Accounts 0 to count-1.
+            public var count: String?
+            /// The accounts listed (`0-4;7`).
+            public var indices: String?
+
+            public init(path: String? = nil, count: String? = nil, indices: String? = nil) {
+                self.path = path
+                self.count = count
+                self.indices = indices
+            }
+        }
         /// Batches in flight (between reading and writing).
         public var concurrency: Int
         /// Per-user mode: subjects signed in and imported at once.

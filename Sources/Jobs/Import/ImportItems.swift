@@ -3,6 +3,7 @@ import KeyFormats
 import Playbook
 import Runner
 import Synchronization
+import WalletCrypto
 
 /// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), an
 /// account of a phrase row per item (keyed `row:<n>:<i>`; a phrase row that is refused is one item keyed
@@ -36,6 +37,12 @@ enum ImportItems {
             return total
         case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
             return try? DirectoryListing(directory: configuration.input).entries.count
+        case .mnemonicDirectory:
+            // Every file asks for the same accounts (a file that cannot be read is one refused row).
+            guard let files = try? DirectoryListing(directory: configuration.input).entries.count else { return nil }
+            let settings = configuration.phrases
+            let accounts = (try? PhraseRow.accountIndices(count: settings.count, indices: settings.indices).count) ?? 1
+            return files * max(1, accounts)
         }
     }
 }
@@ -50,6 +57,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
     private enum Reader {
         case csv(CSVKeyReader)
         case phrases(CSVKeyReader)
+        case phraseFiles([DirectoryListing.Entry], next: Int)
         case files([DirectoryListing.Entry], next: Int)
     }
     /// The records of the phrase row being handed out, in index order.
@@ -86,6 +94,8 @@ private final class ImportItemIterator: SynchronousItemIterator {
                 throw JobsError(.invalidInput, "format raw-dir needs type (ethereum or solana)")
             case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
                 opened = .files(try DirectoryListing(directory: input).entries, next: 0)
+            case .mnemonicDirectory:
+                opened = .phraseFiles(try DirectoryListing(directory: input).entries, next: 0)
             }
         } catch let error as KeyFormatError {
             throw JobsError(.invalidInput, "input \(input): \(error)")
@@ -105,15 +115,9 @@ private final class ImportItemIterator: SynchronousItemIterator {
             }
             guard let record else { return nil }
             return item(record)
-        case .phrases(let csv):
+        case .phrases, .phraseFiles:
             while nextPending == pending.count {
-                let row: CSVPhraseRow?
-                do {
-                    row = try csv.nextPhraseRow()
-                } catch {
-                    throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
-                }
-                guard let row else { return nil }
+                guard let row = try nextPhrase() else { return nil }
                 pending = row.records(
                     defaultType: configuration.type, referencePrefix: configuration.referencePrefix,
                     gapLimit: configuration.gapLimit)
@@ -137,6 +141,37 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     "source": name, "path": entry.path,
                     "reference": DirectoryListing.defaultReference(forFileName: name),
                 ])
+        }
+    }
+
+    /// The next phrase of a phrase CSV or directory; nil at the end.
+    private func nextPhrase() throws -> PhraseRow? {
+        switch reader {
+        case .phrases(let csv):
+            do {
+                return try csv.nextPhraseRow()
+            } catch {
+                throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
+            }
+        case .phraseFiles(let entries, let next):
+            guard next < entries.count else { return nil }
+            reader = .phraseFiles(entries, next: next + 1)
+            let settings = configuration.phrases
+            var passphrase: SecretBytes?
+            var problem: KeyFormatError?
+            if let passwords = configuration.passwords {
+                do {
+                    passphrase = try passwords.password(for: entries[next].name)
+                } catch {
+                    problem = error
+                }
+            }
+            let row = PhraseRow(
+                phraseFile: entries[next].path, passphrase: passphrase, derivationPath: settings.path,
+                count: settings.count, indices: settings.indices, type: nil)
+            return problem.map { row.refused($0) } ?? row
+        default:
+            return nil
         }
     }
 

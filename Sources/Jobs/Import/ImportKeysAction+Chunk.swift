@@ -62,7 +62,7 @@ extension ImportKeysAction {
     /// The chunk's records in its order: a CSV row's from its attachment, a file's read or decrypted now.
     func secrets(of chunk: [WorkItem]) async throws -> [SecretRecord] {
         switch configuration.format {
-        case .hexCSV, .base58CSV, .mnemonicCSV:
+        case .hexCSV, .base58CSV, .mnemonicCSV, .mnemonicDirectory:
             return chunk.map { item in
                 (item.attachment as? ImportSecret)?.record
                     ?? SecretRecord(

@@ -6,7 +6,7 @@ import WalletCrypto
 
 /// Phrase files through the one CSV reader: the phrase and passphrase as secret cells, the columns of
 /// the other kind ignored, the count and indices cells, records per account.
-@Suite struct CSVPhraseRowTests {
+@Suite struct PhraseRowTests {
     static let phrase = MnemonicTests.valid
 
     @Test func rowsExpandIntoOneRecordPerAccount() throws {

@@ -1,14 +1,19 @@
 public import WalletCrypto
 
-/// One data row of a recovery-phrase CSV before validation: the phrase and passphrase cells in secret
-/// storage, the other cells as text (they are not secret).
-public struct CSVPhraseRow: Sendable {
-    /// The 1-based data row number (the header and blank lines are not counted).
-    public let row: Int
-    /// The 1-based line of the file where the row starts.
-    public let line: Int
-    /// The CSV file's path.
+/// One recovery phrase before validation, with what to derive from it: a data row of a phrase CSV, or a
+/// file of a phrase directory with the job's settings. The phrase and passphrase are in secret storage,
+/// the other settings text (they are not secret).
+public struct PhraseRow: Sendable {
+    /// The data row number (CSV, 1-based, blank lines not counted) or the file name (directories): the
+    /// records' `source` and the start of their accounts' sources.
+    public let source: String
+    /// The 1-based line of the file where the row starts (CSV only).
+    public let line: Int?
+    /// The CSV file's path, or the phrase file's.
     public let file: String
+    /// The reference of the row's wallets before `-<i>` when the row has no `reference` (a file's name
+    /// without its extension); nil: `<referencePrefix>-<source>`.
+    public let defaultReference: String?
     /// The bytes of the `mnemonic` cell, quotes removed.
     public let mnemonic: SecretBytes
     /// The bytes of the `passphrase` cell; nil when the file has no such column (an empty cell is "").
@@ -32,6 +37,83 @@ public struct CSVPhraseRow: Sendable {
     /// A structural problem of this row (ragged, malformed quote, oversize cell), which refuses it.
     public let problem: KeyFormatError?
 
+    /// A row of a phrase CSV (``CSVKeyReader/nextPhraseRow()``).
+    init(
+        row: Int, line: Int, file: String, mnemonic: SecretBytes, passphrase: SecretBytes?, path: String?,
+        count: String?, indices: String?, gapLimit: String?, reference: String?, type: String?,
+        expectedAddress: String?, subject: String?, problem: KeyFormatError?
+    ) {
+        source = String(row)
+        self.line = line
+        self.file = file
+        defaultReference = nil
+        self.mnemonic = mnemonic
+        self.passphrase = passphrase
+        self.path = path
+        self.count = count
+        self.indices = indices
+        self.gapLimit = gapLimit
+        self.reference = reference
+        self.type = type
+        self.expectedAddress = expectedAddress
+        self.subject = subject
+        self.problem = problem
+    }
+
+    /// The phrase file at `path` (its whole content, at most 4 KiB, read into secret storage), with the
+    /// settings a directory's rows share: source the file name, wallets `<name without extension>-<i>`.
+    /// A file that cannot be read is a row whose records are its refusal.
+    public init(
+        phraseFile path: String, passphrase: SecretBytes?, derivationPath: String?, count: String?, indices: String?,
+        type: String?
+    ) {
+        let name = DirectoryListing.fileName(of: path)
+        source = name
+        line = nil
+        file = path
+        defaultReference = DirectoryListing.defaultReference(forFileName: name)
+        var problem: KeyFormatError?
+        do {
+            mnemonic = try FileInput(path: path).readAll(limit: KeyFile.maximumFileBytes)
+        } catch {
+            mnemonic = SecretBytes([])
+            problem = error
+        }
+        self.passphrase = passphrase
+        self.path = derivationPath
+        self.count = count
+        self.indices = indices
+        gapLimit = nil
+        reference = nil
+        self.type = type
+        expectedAddress = nil
+        subject = nil
+        self.problem = problem
+    }
+
+    /// This row refused for `problem` (a passphrase that could not be read, say).
+    public func refused(_ problem: KeyFormatError) -> PhraseRow {
+        PhraseRow(copying: self, problem: self.problem ?? problem)
+    }
+
+    private init(copying row: PhraseRow, problem: KeyFormatError) {
+        source = row.source
+        line = row.line
+        file = row.file
+        defaultReference = row.defaultReference
+        mnemonic = row.mnemonic
+        passphrase = row.passphrase
+        path = row.path
+        count = row.count
+        indices = row.indices
+        gapLimit = row.gapLimit
+        reference = row.reference
+        type = row.type
+        expectedAddress = row.expectedAddress
+        subject = row.subject
+        self.problem = problem
+    }
+
     /// The most accounts one row may ask for (its keys are held at once while its items wait in the feed).
     public static let maximumAccounts = 1000
     /// The gap limit of a scan when neither the row nor the job gives one (BIP-44's account discovery: 20).
@@ -54,8 +136,8 @@ public struct CSVPhraseRow: Sendable {
     public func records(defaultType: KeyType?, referencePrefix: String, gapLimit: Int = defaultGapLimit)
         -> [SecretRecord]
     {
-        let source = String(row)
-        let base = reference ?? "\(referencePrefix)-\(row)"
+        let source = self.source
+        let base = reference ?? defaultReference ?? "\(referencePrefix)-\(source)"
         let refused = { (error: KeyFormatError) in
             SecretRecord(
                 source: source, file: file, line: line, reference: base, subject: subject,
@@ -65,13 +147,13 @@ public struct CSVPhraseRow: Sendable {
             if isScan {
                 let (accounts, missing) = try scan(defaultType: defaultType, gapLimit: gapLimit)
                 var records = try accounts.map { (account) throws(KeyFormatError) in
-                    try record(account, source: "\(row):\(account.path)", base: base)
+                    try record(account, source: "\(source):\(account.path)", base: base)
                 }
                 if let missing { records.append(refused(missing)) }
                 return records
             }
             return try derive(defaultType: defaultType).map { (account) throws(KeyFormatError) in
-                try record(account, source: "\(row):\(account.index)", base: base)
+                try record(account, source: "\(source):\(account.index)", base: base)
             }
         } catch {
             return [refused(error)]
@@ -201,7 +283,14 @@ public struct CSVPhraseRow: Sendable {
     }
 
     /// The indices of `count` or `indices` (index 0 when neither is given).
-    func accountIndices() throws(KeyFormatError) -> [UInt32] {
+    public func accountIndices() throws(KeyFormatError) -> [UInt32] {
+        try Self.accountIndices(count: count, indices: indices)
+    }
+
+    /// The indices of a `count` or an `indices` setting (index 0 when neither is given).
+    ///
+    /// - Throws: `KeyFormatError.invalidIndices` for both, or for one that cannot be read.
+    public static func accountIndices(count: String?, indices: String?) throws(KeyFormatError) -> [UInt32] {
         switch (count, indices) {
         case (.some, .some):
             throw KeyFormatError(.invalidIndices, "the row gives both count and indices; give one")
