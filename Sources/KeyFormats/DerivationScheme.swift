@@ -62,13 +62,20 @@ public struct DerivationScheme: Sendable, Hashable, CustomStringConvertible {
             self.init(layout)
             return
         }
-        guard trimmed.hasPrefix("m") || trimmed.hasPrefix("M") else {
+        // Only text of path characters is ever quoted: a phrase in the wrong column must not be echoed.
+        guard trimmed.hasPrefix("m") || trimmed.hasPrefix("M"), trimmed.utf8.allSatisfy(Self.isPathCharacter) else {
             throw KeyFormatError(
                 .invalidPath,
-                "'\(trimmed)' is neither a layout (\(Layout.allCases.map(\.rawValue).joined(separator: ", "))) "
-                    + "nor a path starting with m")
+                "the path (\(trimmed.count) characters, not shown) is neither a layout "
+                    + "(\(Layout.allCases.map(\.rawValue).joined(separator: ", "))) nor a path such as m/44'/60'/0'/0/{i}"
+            )
         }
         try self.init(template: trimmed, layout: nil)
+    }
+
+    /// The characters of paths and templates: `m`, digits, `/`, hardened marks, `{i}`, spaces.
+    static func isPathCharacter(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || Array("mM/'hH{}i ".utf8).contains(byte)
     }
 
     private init(template: String, layout: Layout?) throws(KeyFormatError) {

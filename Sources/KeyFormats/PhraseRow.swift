@@ -114,6 +114,14 @@ public struct PhraseRow: Sendable {
         self.problem = problem
     }
 
+    /// A number cell quoted when it holds only digits and separators; otherwise its length (a phrase in
+    /// the wrong column must not be echoed).
+    static func shown(_ cell: String) -> String {
+        let plain =
+            cell.count <= 32 && cell.utf8.allSatisfy { (0x30...0x39).contains($0) || Array(" ,;-\t".utf8).contains($0) }
+        return plain ? "'\(cell)'" : "(\(cell.count) characters, not shown)"
+    }
+
     /// The most accounts one row may ask for (its keys are held at once while its items wait in the feed).
     public static let maximumAccounts = 1000
     /// The gap limit of a scan when neither the row nor the job gives one (BIP-44's account discovery: 20).
@@ -188,7 +196,8 @@ public struct PhraseRow: Sendable {
         if let cell = self.gapLimit {
             guard let value = Int(cell.trimmingASCIIWhitespace()), (1...Self.maximumAccounts).contains(value) else {
                 throw KeyFormatError(
-                    .invalidIndices, "the gap_limit cell '\(cell)' is not a number from 1 to \(Self.maximumAccounts)")
+                    .invalidIndices,
+                    "the gap_limit cell \(Self.shown(cell)) is not a number from 1 to \(Self.maximumAccounts)")
             }
             limit = value
         }
@@ -297,7 +306,8 @@ public struct PhraseRow: Sendable {
         case (let count?, nil):
             guard let value = Int(count.trimmingASCIIWhitespace()), (1...Self.maximumAccounts).contains(value) else {
                 throw KeyFormatError(
-                    .invalidIndices, "the count cell '\(count)' is not a number from 1 to \(Self.maximumAccounts)")
+                    .invalidIndices,
+                    "the count cell \(Self.shown(count)) is not a number from 1 to \(Self.maximumAccounts)")
             }
             return (0..<UInt32(value)).map { $0 }
         case (nil, let list?):
@@ -322,7 +332,8 @@ public struct PhraseRow: Sendable {
             else {
                 throw KeyFormatError(
                     .invalidIndices,
-                    "the indices cell: '\(item)' is not an index or a range a-b of indices below 2^31")
+                    "the indices cell: \(Self.shown(String(item))) is not an index or a range a-b of indices below 2^31"
+                )
             }
             guard Int(high - low) < Self.maximumAccounts else {
                 throw KeyFormatError(

@@ -116,4 +116,30 @@ import WalletCrypto
         #expect(rows[2].map(\.source) == ["3"], "index 25 is past the default gap of 20")
         #expect(rows[3].map(\.source) == ["4:m/44'/60'/0'/0/25"])
     }
+
+    /// A phrase in the wrong column (path, count, indices, gap_limit) refuses the row without echoing it:
+    /// only cells of path or number characters are ever quoted.
+    @Test func aPhraseInTheWrongColumnIsNeverEchoed() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let mad = "mad " + Self.phrase
+        let path = try dir.write(
+            "misplaced.csv",
+            "mnemonic,path,count,indices,gap_limit,expected_address\n" + "\(Self.phrase),\(Self.phrase),,,,\n"
+                + "\(Self.phrase),\(mad),,,,\n" + "\(Self.phrase),,\(Self.phrase),,,\n"
+                + "\(Self.phrase),,,\(Self.phrase),,\n"
+                + "\(Self.phrase),,,,\(Self.phrase),0x58A57ed9d8d624cBD12e2C467D34787555bB1b25\n"
+                + "\(Self.phrase),,,,,\(Self.phrase)\n")
+        let reader = try CSVKeyReader(path: path, kind: .phrases)
+        var reasons: [String] = []
+        while let row = try reader.nextPhraseRow() {
+            let records = row.records(defaultType: .ethereum, referencePrefix: "p")
+            #expect(records.count == 1)
+            reasons.append(try #require(records[0].result.failure).description)
+        }
+        #expect(reasons.count == 6)
+        for reason in reasons {
+            for word in Set(Self.phrase.split(separator: " ")) { #expect(!reason.contains(word), "\(reason)") }
+        }
+    }
 }
