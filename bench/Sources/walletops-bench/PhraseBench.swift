@@ -9,9 +9,9 @@ import WalletCrypto
 ///
 ///     walletops-bench phrases [--phrases N] [--peer-phrases M] [--python PATH] [--floor FILE]
 ///
-/// The peer derives 20 accounts of the first M phrases (default 200) once: eth-account's `from_mnemonic`
-/// takes seconds per hundred accounts, and three rounds of the whole input took longer than the rest of
-/// `make bench-micro`.
+/// The peer derives 20 accounts of the first M phrases (default 200), once: its Python BIP-32 is slow
+/// enough that three rounds of the whole input would dominate `make bench-micro` (docs/bench.md
+/// "Recovery phrases" has the figures).
 enum PhraseBench {
     static func run(_ arguments: [String]) throws -> String {
         let count = value(arguments, "--phrases").flatMap { Int($0) } ?? 2_000
