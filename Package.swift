@@ -67,7 +67,8 @@ let package = Package(
 
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
-            name: "walletops-bench", dependencies: ["WalletCrypto", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
+            name: "walletops-bench",
+            dependencies: ["WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
             path: "bench/Sources/walletops-bench"),
 
         // Fuzz targets for the parsers of outside input: libFuzzer with `make fuzz` (-sanitize=fuzzer

@@ -21,3 +21,7 @@ python3 bench/peers/engine_peer.py 100000 1000000 > "$out/engine_peer.tsv"
 "$bin/walletops-bench" core
 "$bin/walletops-bench" access
 "$bin/walletops-bench" import
+# Recovery phrases (issue 27): phrases/s with 1 and 20 accounts beside eth-account in 2 processes, the
+# seed against the C floor's PBKDF2 (needs the oracle venv: scripts/python-oracles.sh).
+scripts/python-oracles.sh
+"$bin/walletops-bench" phrases --python .build/oracle-venv/bin/python --floor "$out/crypto_floor.tsv"

@@ -5,15 +5,18 @@ import WalletCrypto
 /// with the file.
 ///
 /// The first non-blank record is the header: it must have a `private_key` column and may have
-/// `reference`, `type` and `expected_address` (names trimmed, any case; other columns are ignored).
+/// `reference`, `type` and `expected_address` (names trimmed, any case; other columns are ignored). A
+/// file of recovery phrases (``Kind/phrases``) has a `mnemonic` column instead, and may have `passphrase`,
+/// `path`, `count` and `indices`; its secret cells are the phrase and the passphrase.
 /// Fields may be quoted (`"a,b"`, `""` for a quote, newlines inside quotes); records end with LF,
 /// CRLF or CR; a UTF-8 byte order mark is skipped; blank lines are skipped and not counted as rows.
 /// An empty cell means absent. A row whose field count differs from the header's is refused (a
 /// stray comma would otherwise shift a key into another column).
 ///
-/// Secrets: the file is read in fixed chunks that are wiped before each refill; the key cell's bytes
-/// go from the chunk straight into a fixed scratch buffer (wiped after each row) and then into
-/// `SecretBytes`; they never become a Swift `String`. The other cells become `String`s (they are not
+/// Secrets: the file is read in fixed chunks that are wiped before each refill; a secret cell's bytes
+/// (the key; the phrase and the passphrase) go from the chunk straight into a fixed scratch buffer (wiped
+/// after each row) and then into `SecretBytes`; they never become a Swift `String`. The secret columns of
+/// the other kind are ignored, never kept. The other cells become `String`s (they are not
 /// secret). What cannot be wiped: the kernel's page cache of the file.
 ///
 /// Confined to one task (not Sendable).
@@ -26,20 +29,64 @@ public final class CSVKeyReader {
         case expectedAddress = "expected_address"
         /// The user whose account receives the row's key (the import job's per-user mode).
         case subject
+        /// A BIP-39 recovery phrase (secret; phrase files only).
+        case mnemonic
+        /// The phrase's BIP-39 passphrase (secret; phrase files only).
+        case passphrase
+        /// A layout name, a derivation path or a path template with `{i}` (phrase files only).
+        case path
+        /// How many accounts from index 0 (phrase files only).
+        case count
+        /// Which account indices, such as `0-4;7` (phrase files only).
+        case indices
+        /// How many unused indices in a row end a scan for expected addresses (phrase files only).
+        case gapLimit = "gap_limit"
 
-        /// The index of this column's cell buffer.
+        /// The index of this column's cell buffer (text columns) or secret scratch buffer (secret ones).
         var slot: Int {
             switch self {
-            case .privateKey: 0
+            case .privateKey, .mnemonic: 0
+            case .passphrase: 1
             case .reference: 1
             case .type: 2
             case .expectedAddress: 3
             case .subject: 4
+            case .path: 5
+            case .count: 6
+            case .indices: 7
+            case .gapLimit: 8
+            }
+        }
+
+        /// Whether the cell is secret (kept in a wiped scratch buffer, never as text).
+        var isSecret: Bool { self == .privateKey || self == .mnemonic || self == .passphrase }
+    }
+
+    /// What a file's rows hold.
+    public enum Kind: Sendable {
+        /// A private key per row (`private_key`).
+        case keys
+        /// A recovery phrase per row (`mnemonic`), with the accounts to derive from it.
+        case phrases
+
+        /// The column every header must have.
+        var requiredColumn: Column { self == .keys ? .privateKey : .mnemonic }
+
+        /// The columns kept for this kind; the others are ignored.
+        var columns: Set<Column> {
+            switch self {
+            case .keys: [.privateKey, .reference, .type, .expectedAddress, .subject]
+            case .phrases:
+                [
+                    .mnemonic, .passphrase, .path, .count, .indices, .gapLimit, .reference, .type, .expectedAddress,
+                    .subject,
+                ]
             }
         }
     }
 
-    /// The longest `private_key` cell accepted (a longer one refuses its row).
+    /// The longest secret cell accepted (`private_key`, `mnemonic`, `passphrase`; a longer one refuses its
+    /// row).
     public static let maximumKeyFieldBytes = 512
     /// The longest other cell kept (a longer one refuses its row); cells of ignored columns are not kept.
     public static let maximumFieldBytes = 4096
@@ -54,6 +101,8 @@ public final class CSVKeyReader {
 
     private let input: FileInput
     private let defaultType: KeyType?
+    /// What the rows hold.
+    public let kind: Kind
     private var columnIndex: [Column: Int] = [:]
 
     // Parser state.
@@ -65,10 +114,11 @@ public final class CSVKeyReader {
     private var rowCount = 0
 
     // The record being read.
-    private let keyScratch: UnsafeMutableRawBufferPointer
-    private var keyLength = 0
-    /// The kept cells of the current row, by `Column.slot`.
-    private var cells: [[UInt8]] = Array(repeating: [], count: Column.allCases.count)
+    /// The secret cells' scratch buffers, by `Column.slot`: the key or phrase, then the passphrase.
+    private let secretScratch: [UnsafeMutableRawBufferPointer]
+    private var secretLength = [0, 0]
+    /// The kept text cells of the current row, by `Column.slot`.
+    private var cells: [[UInt8]] = Array(repeating: [], count: 9)
     /// The column of each header field, nil for ignored ones.
     private var fieldColumns: [Column?] = []
     private var fieldColumn: Column?
@@ -89,21 +139,30 @@ public final class CSVKeyReader {
     ///   - path: the CSV file.
     ///   - defaultType: the key type of rows without a `type` cell (nil: such rows are refused).
     ///   - chunkSize: how many bytes are read from the file at a time.
+    ///   - kind: keys (the default) or recovery phrases.
     /// - Throws: `KeyFormatError` (fatal for the file): `.readFailed`/`.notAFile` (class `io`),
     ///   `.missingHeader`, `.missingColumn`, `.duplicateColumn`, `.unterminatedQuote` (class `format`),
     ///   each naming the file and line.
-    public init(path: String, defaultType: KeyType? = nil, chunkSize: Int = 64 * 1024) throws(KeyFormatError) {
+    public init(path: String, defaultType: KeyType? = nil, chunkSize: Int = 64 * 1024, kind: Kind = .keys)
+        throws(KeyFormatError)
+    {
         self.path = path
         self.defaultType = defaultType
+        self.kind = kind
         input = try FileInput(path: path, chunkSize: chunkSize)
-        keyScratch = .allocate(byteCount: Self.maximumKeyFieldBytes, alignment: 16)
-        keyScratch.initializeMemory(as: UInt8.self, repeating: 0)
+        secretScratch = (0..<(kind == .keys ? 1 : 2)).map { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maximumKeyFieldBytes, alignment: 16)
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            return buffer
+        }
         try readHeader()
     }
 
     deinit {
-        sodium_memzero(keyScratch.baseAddress, keyScratch.count)
-        keyScratch.deallocate()
+        for buffer in secretScratch {
+            sodium_memzero(buffer.baseAddress, buffer.count)
+            buffer.deallocate()
+        }
     }
 
     /// The next data row, with its key cell in secret storage; nil at the end of the file.
@@ -111,6 +170,7 @@ public final class CSVKeyReader {
     /// - Throws: `KeyFormatError` only for problems that end the file: a read error or a quote that
     ///   is never closed. A bad row is returned with its `problem` set.
     public func nextRow() throws(KeyFormatError) -> CSVKeyRow? {
+        precondition(kind == .keys, "nextRow reads key files; a phrase file is read with nextPhraseRow")
         while true {
             guard let fields = try readRecord(header: false) else { return nil }
             if fields == 1 && !recordHasContent && !fieldWasQuoted {
@@ -124,7 +184,7 @@ public final class CSVKeyReader {
                 rowProblem = KeyFormatError(
                     .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
             }
-            let key = SecretBytes.copying(UnsafeRawBufferPointer(rebasing: keyScratch[0..<keyLength]))
+            let key = secret(slot: 0)
             return CSVKeyRow(
                 row: rowCount, line: recordLine, file: path, privateKey: key,
                 reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),
@@ -144,6 +204,39 @@ public final class CSVKeyReader {
             rowCount += 1
             return rowCount
         }
+    }
+
+    /// The next data row of a phrase file, with its phrase and passphrase in secret storage; nil at the end.
+    ///
+    /// - Throws: `KeyFormatError` only for problems that end the file, as ``nextRow()``.
+    public func nextPhraseRow() throws(KeyFormatError) -> PhraseRow? {
+        precondition(kind == .phrases, "nextPhraseRow reads phrase files; a key file is read with nextRow")
+        while true {
+            guard let fields = try readRecord(header: false) else { return nil }
+            if fields == 1 && !recordHasContent && !fieldWasQuoted {
+                resetRecord()
+                continue  // a blank line
+            }
+            rowCount += 1
+            defer { resetRecord() }
+            var rowProblem = problem
+            if rowProblem == nil && fields != header.count {
+                rowProblem = KeyFormatError(
+                    .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
+            }
+            return PhraseRow(
+                row: rowCount, line: recordLine, file: path, mnemonic: secret(slot: 0),
+                passphrase: columnIndex[.passphrase] == nil ? nil : secret(slot: 1), path: text(.path),
+                count: text(.count), indices: text(.indices), gapLimit: text(.gapLimit), reference: text(.reference),
+                type: text(.type),
+                expectedAddress: text(.expectedAddress), subject: text(.subject),
+                problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
+        }
+    }
+
+    /// The bytes of secret scratch buffer `slot`, copied into secret storage.
+    private func secret(slot: Int) -> SecretBytes {
+        SecretBytes.copying(UnsafeRawBufferPointer(rebasing: secretScratch[slot][0..<secretLength[slot]]))
     }
 
     /// The next data row, validated (rows without a `type` cell use the reader's default type).
@@ -179,20 +272,23 @@ public final class CSVKeyReader {
         headerLine = recordLine
         if let problem { throw problem.located(file: path, line: headerLine) }
         header = headerCells.map(Self.headerName)
+        let kept = kind.columns
         for (index, name) in header.enumerated() {
-            guard let column = Column(rawValue: name) else { continue }
+            guard let column = Column(rawValue: name), kept.contains(column) else { continue }
             guard columnIndex[column] == nil else {
                 throw KeyFormatError(
                     .duplicateColumn, "the header names the \(name) column twice", file: path, line: headerLine)
             }
             columnIndex[column] = index
         }
-        fieldColumns = header.map { Column(rawValue: $0) }
-        guard columnIndex[.privateKey] != nil else {
+        fieldColumns = header.map { name in Column(rawValue: name).flatMap { kept.contains($0) ? $0 : nil } }
+        let required = kind.requiredColumn
+        guard columnIndex[required] != nil else {
             // A file without a header has a key in its first row: show only names that cannot be keys.
             let found = header.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ")
             throw KeyFormatError(
-                .missingColumn, "the header has no private_key column (found: \(found); is the first row a header?)",
+                .missingColumn,
+                "the header has no \(required.rawValue) column (found: \(found); is the first row a header?)",
                 file: path, line: headerLine)
         }
         resetRecord()
@@ -325,16 +421,17 @@ public final class CSVKeyReader {
             return
         }
         guard let column = fieldColumn else { return }  // an ignored column: not kept
-        if column == .privateKey {
-            guard keyLength < keyScratch.count else {
+        if column.isSecret {
+            let slot = column.slot
+            guard secretLength[slot] < secretScratch[slot].count else {
                 if problem == nil {
                     problem = KeyFormatError(
-                        .fieldTooLong, "the private_key cell is longer than \(Self.maximumKeyFieldBytes) bytes")
+                        .fieldTooLong, "the \(column.rawValue) cell is longer than \(Self.maximumKeyFieldBytes) bytes")
                 }
                 return
             }
-            keyScratch[keyLength] = byte
-            keyLength += 1
+            secretScratch[slot][secretLength[slot]] = byte
+            secretLength[slot] += 1
             return
         }
         guard fieldLength <= Self.maximumFieldBytes else {
@@ -354,16 +451,18 @@ public final class CSVKeyReader {
         fieldLength += run.count
         if !recordHasContent && run.contains(where: { !ASCII.isWhitespace($0) }) { recordHasContent = true }
         guard let column = fieldColumn else { return }  // an ignored column: not kept
-        if column == .privateKey {
-            let kept = min(run.count, keyScratch.count - keyLength)
+        if column.isSecret {
+            let slot = column.slot
+            let length = secretLength[slot]
+            let kept = min(run.count, secretScratch[slot].count - length)
             if kept > 0 {
-                UnsafeMutableRawBufferPointer(rebasing: keyScratch[keyLength..<keyLength + kept])
+                UnsafeMutableRawBufferPointer(rebasing: secretScratch[slot][length..<length + kept])
                     .copyMemory(from: UnsafeRawBufferPointer(rebasing: run[0..<kept]))
-                keyLength += kept
+                secretLength[slot] += kept
             }
             if kept < run.count && problem == nil {
                 problem = KeyFormatError(
-                    .fieldTooLong, "the private_key cell is longer than \(Self.maximumKeyFieldBytes) bytes")
+                    .fieldTooLong, "the \(column.rawValue) cell is longer than \(Self.maximumKeyFieldBytes) bytes")
             }
             return
         }
@@ -385,8 +484,10 @@ public final class CSVKeyReader {
     }
 
     private func resetRecord() {
-        sodium_memzero(keyScratch.baseAddress, keyLength)
-        keyLength = 0
+        for slot in secretScratch.indices {
+            sodium_memzero(secretScratch[slot].baseAddress, secretLength[slot])
+            secretLength[slot] = 0
+        }
         for slot in cells.indices { cells[slot].removeAll(keepingCapacity: true) }
         // Header cells may hold a key (a file without a header): wipe them in place before freeing.
         for index in headerCells.indices { SecretBytes.wipe(&headerCells[index]) }
@@ -406,7 +507,7 @@ public final class CSVKeyReader {
     }
 
     private func noteBuffered() {
-        var total = input.capacity + keyScratch.count
+        var total = input.capacity + secretScratch.reduce(0) { $0 + $1.count }
         for cell in cells { total += cell.capacity }
         for cell in headerCells { total += cell.capacity }
         if total > peakBufferedBytes { peakBufferedBytes = total }

@@ -51,6 +51,18 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         case unknownType
         /// The expected address is not an address of the key's type.
         case invalidExpectedAddress
+        /// A recovery phrase has a word outside the BIP-39 English list (reported by position only).
+        case unknownWord
+        /// A recovery phrase has a number of words BIP-39 does not define (12, 15, 18, 21 or 24).
+        case wrongWordCount
+        /// A recovery phrase's checksum (the last word's last bits) does not match its words.
+        case mnemonicChecksum
+        /// A passphrase is not valid UTF-8.
+        case invalidPassphrase
+        /// A derivation path, template or layout name cannot be read, or does not fit the key type.
+        case invalidPath
+        /// The `count` or `indices` cell of a phrase row cannot be read or is out of range.
+        case invalidIndices
         /// The CSV header has no private_key column (or a map lacks a column).
         case missingColumn
         /// The CSV header names a known column twice.
@@ -99,7 +111,8 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
             switch self {
             case .emptyKey, .wrongLength, .notHex, .notBase58, .ambiguousBase58, .notRawBytes, .zeroKey,
                 .keyOutOfRange, .invalidKey, .keypairMismatch, .referenceTooLong, .invalidReference, .unknownType,
-                .invalidExpectedAddress:
+                .invalidExpectedAddress, .unknownWord, .wrongWordCount, .mnemonicChecksum, .invalidPassphrase,
+                .invalidPath, .invalidIndices:
                 .validation
             case .missingColumn, .duplicateColumn, .missingHeader, .raggedRow, .unterminatedQuote, .malformedQuote,
                 .fieldTooLong, .malformedJSON, .unsupportedKeystore, .invalidKeystoreParameter:

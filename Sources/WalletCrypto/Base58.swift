@@ -70,7 +70,17 @@ public enum Base58 {
     /// - Throws: `Base58.DecodingError` at the first invalid character.
     public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
         let input = Array(string.utf8)
+        return try input.withUnsafeBytes { bytes in Result { () throws(DecodingError) in try decode(text: bytes) } }
+            .get()
+    }
+
+    /// The bytes of the base58 text in `input` (ASCII bytes), for secret text such as an `xprv`: every
+    /// scratch buffer is wiped before it is freed; the caller wipes the result.
+    ///
+    /// - Throws: `Base58.DecodingError` at the first invalid character.
+    public static func decode(text input: UnsafeRawBufferPointer) throws(DecodingError) -> [UInt8] {
         var values = [UInt8](repeating: 0, count: input.count)
+        defer { SecretBytes.wipe(&values) }
         for (i, char) in input.enumerated() {
             let value = digitValues[Int(char)]
             guard value != 0xff else { throw DecodingError(offset: i) }
@@ -79,6 +89,8 @@ public enum Base58 {
         let zeros = values.prefix { $0 == 0 }.count
         // The number as little-endian 32-bit limbs.
         var limbs: [UInt64] = []
+        limbs.reserveCapacity(values.count / 5 + 1)
+        defer { limbs.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         var index = zeros
         while index < values.count {
             // Up to five digits at a time: limbs = limbs * 58^n + chunk.
@@ -101,12 +113,12 @@ public enum Base58 {
                 carry >>= 32
             }
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(limbs.count * 4)
-        for limb in limbs {
-            for k in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: limb >> UInt64(8 * k))) }
+        var length = limbs.count * 4
+        while length > 0, (limbs[(length - 1) / 4] >> UInt64(8 * ((length - 1) % 4))) & 0xff == 0 { length -= 1 }
+        var out = [UInt8](repeating: 0, count: zeros + length)
+        for k in 0..<length {
+            out[zeros + length - 1 - k] = UInt8(truncatingIfNeeded: limbs[k / 4] >> UInt64(8 * (k % 4)))
         }
-        while bytes.last == 0 { bytes.removeLast() }
-        return [UInt8](repeating: 0, count: zeros) + bytes.reversed()
+        return out
     }
 }

@@ -53,6 +53,18 @@ public struct HMAC {
         constantTimeEquals(authenticationCode(for: data, key: key, hash: hash), code.withUnsafeBytes { Array($0) })
     }
 
+    /// HMAC over the concatenation of `data` pieces into secret memory, for tags that are key material
+    /// (BIP-32 and SLIP-10 split theirs into a child key and a chain code).
+    static func secretCode(
+        _ hash: Hash, key: UnsafeRawBufferPointer, data: [UnsafeRawBufferPointer]
+    ) -> SecretBytes {
+        let context = withInputBytes(key) { MACContext(hash.digest, key: $0, count: $1) }
+        for piece in data where piece.count > 0 {
+            context.update(piece.baseAddress!.assumingMemoryBound(to: UInt8.self), piece.count)
+        }
+        return SecretBytes(count: hash.byteCount) { context.finalize(into: $0) }
+    }
+
     /// HMAC over the concatenation of `data` pieces; the building block of HKDF.
     static func compute(
         _ digest: OpenSSL.Digest, key: UnsafePointer<UInt8>, _ keyCount: Int,
@@ -123,17 +135,23 @@ final class MACContext {
 
     /// The tag; the context is spent afterwards (`HMAC.finalize` works on a copy).
     func finalize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: digest.size)
+        out.withUnsafeMutableBytes { finalize(into: $0) }
+        return out
+    }
+
+    /// The tag written into `out` (exactly the digest size), so a secret tag never sits in an array.
+    func finalize(into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == digest.size, "HMAC: the output must be the digest size")
         // outer input: (K0 ^ opad) || H((K0 ^ ipad) || m)
         var outerInput = outerPad + [UInt8](repeating: 0, count: digest.size)
         defer { SecretBytes.wipe(&outerInput) }
-        var out = [UInt8](repeating: 0, count: digest.size)
         let ok = outerInput.withUnsafeMutableBufferPointer { buffer in
             EVP_DigestFinal_ex(inner, buffer.baseAddress! + outerPad.count, nil) == 1
                 && EVP_DigestInit_ex(inner, digest.pointer, nil) == 1
                 && EVP_DigestUpdate(inner, buffer.baseAddress!, buffer.count) == 1
-                && EVP_DigestFinal_ex(inner, &out, nil) == 1
+                && EVP_DigestFinal_ex(inner, out.baseAddress!.assumingMemoryBound(to: UInt8.self), nil) == 1
         }
         guard ok else { fatalError("OpenSSL HMAC final failed") }
-        return out
     }
 }

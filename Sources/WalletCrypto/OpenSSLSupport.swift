@@ -93,6 +93,8 @@ enum OpenSSL {
         static let sha256 = Digest("SHA256")
         static let sha384 = Digest("SHA384")
         static let sha512 = Digest("SHA512")
+        /// RIPEMD-160, for BIP-32 key fingerprints (HASH160 = RIPEMD-160 of SHA-256).
+        static let ripemd160 = Digest("RIPEMD160")
     }
 
     /// A C string with a stable address: OSSL_PARAM_BLD keeps pointers to keys and values until

@@ -76,20 +76,41 @@ extension ActionRegistry {
                 } catch let error as JobsError {
                     throw CLIError.usage("step '\(request.step.id)': \(error.message)")
                 }
-                guard format == .hexCSV || format == .base58CSV else {
+                guard format.isCSV else {
                     throw CLIError.usage(
                         "step '\(request.step.id)': per-user mode (user_issuer) needs a CSV input with a subject "
                             + "column, not format \(format.rawValue)")
                 }
             }
-            return ImportKeysAction(
-                .init(
-                    input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
-                    output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
-                    referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
-                    concurrency: try request.integer("concurrency") ?? 0,
-                    batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
-                    attestationRoot: try request.text("attestation_root"), perUser: perUser))
+            var configuration = ImportKeysAction.Configuration(
+                input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
+                output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
+                referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
+                concurrency: try request.integer("concurrency") ?? 0,
+                batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
+                attestationRoot: try request.text("attestation_root"), perUser: perUser)
+            if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
+                guard (1...PhraseRow.maximumAccounts).contains(gapLimit) else {
+                    throw CLIError.usage(
+                        "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(PhraseRow.maximumAccounts)"
+                    )
+                }
+                configuration.gapLimit = gapLimit
+            }
+            let setting = { (name: String) throws -> String? in try request.text(name).flatMap { $0.isEmpty ? nil : $0 }
+            }
+            configuration.phrases = .init(
+                path: try setting("path"), count: try setting("count"), indices: try setting("indices"))
+            if format == .mnemonicDirectory {
+                do throws(KeyFormatError) {
+                    _ = try PhraseRow.accountIndices(
+                        count: configuration.phrases.count, indices: configuration.phrases.indices)
+                    if let path = configuration.phrases.path { _ = try DerivationScheme(parsing: path) }
+                } catch {
+                    throw CLIError.usage("step '\(request.step.id)': \(error.reason)")
+                }
+            }
+            return ImportKeysAction(configuration)
         }
         register("jobs.revoke-select") { request in
             let step = request.step.id

@@ -4,6 +4,7 @@ import OMSCore
 import OMSProtocol
 import Runner
 import Testing
+import WalletCrypto
 
 @testable import Jobs
 
@@ -54,5 +55,47 @@ import Testing
             #expect(wallets.count == 6)
         }
         #expect(await signIn.signInCount == 12, "cached: no new sign-in")
+    }
+
+    /// A phrase CSV in per-user mode: each row's accounts go into its subject's own account.
+    @Test func phraseRowsGoToTheirSubjectsAccounts() async throws {
+        let (issuer, _) = try SubjectSignInTests.ecIssuer()
+        let world = try await SubjectSignInTests.World(trusting: [issuer])
+        defer { world.remove() }
+        let directory = try ImportKeysActionTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Trezor's BIP-39 test phrases (public), two accounts each, one subject per row.
+        let phrases = [
+            "legal winner thank year wave sausage worth useful legal winner thank yellow",
+            "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+            "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong",
+        ]
+        let input = directory.appendingPathComponent("phrases.csv").path
+        let rows = phrases.enumerated().map { "\($1),2,user-\($0 + 1)" }
+        try Data(("mnemonic,count,subject\n" + rows.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: input))
+        var configuration = ImportKeysAction.Configuration(
+            input: input, format: .mnemonicCSV, type: .ethereum, passwords: nil,
+            output: directory.appendingPathComponent("out.csv").path,
+            rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: 4)
+        configuration.perUser = try ImportKeysAction.PerUser(
+            issuer: issuer.issuer, audience: issuer.audience, keyFile: "app.pem", keyID: issuer.keyID)
+        let signIn = SubjectSignIn(issuer: issuer, connection: world.connection, publishableKey: world.publishableKey)
+        let rootPEM = try String(contentsOf: world.home.attestationRootURL, encoding: .utf8)
+        let transport = ImportTransport.perUser(
+            signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
+            gate: KeyedSerialGate(), subjectsInParallel: 2, setUpHint: "trust the issuer")
+        let summary = try await ImportKeysActionTests.run(
+            ImportKeysAction(configuration, transport: transport), in: directory)
+        #expect(summary.succeeded == 6 && summary.rejected == 0)
+        for (index, phrase) in phrases.enumerated() {
+            let expected = try PhraseAccounts.derive(
+                try Mnemonic(phrase: SecretBytes(Array(phrase.utf8))), passphrase: SecretBytes([]), type: .ethereum,
+                scheme: DerivationScheme(.ethereum), indices: [0, 1]
+            ).map { try $0.secret.derived().address.lowercased() }
+            let wallets = try await CoreConnection.allWallets(try await signIn.client(for: "user-\(index + 1)"))
+            #expect(Set(wallets.map { $0.address.lowercased() }) == Set(expected), "user-\(index + 1)")
+            #expect(Set(wallets.compactMap(\.reference)) == ["import-\(index + 1)-0", "import-\(index + 1)-1"])
+        }
     }
 }

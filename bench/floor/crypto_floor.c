@@ -82,6 +82,13 @@ static void op_gcm32(void *p) {
         EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_GCM_GET_TAG, 16, s->tag) != 1) abort();
 }
 
+struct pbkdf2_state { char phrase[128]; uint8_t salt[8]; uint8_t seed[64]; };
+static void op_pbkdf2_sha512_2048(void *p) {
+    struct pbkdf2_state *s = p;
+    s->phrase[0]++;
+    if (PKCS5_PBKDF2_HMAC(s->phrase, (int)strlen(s->phrase), s->salt, 8, 2048, EVP_sha512(), 64, s->seed) != 1) abort();
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
     if (!keccak_self_check()) { fprintf(stderr, "keccak self-check failed\n"); return 1; }
@@ -110,5 +117,10 @@ int main(void) {
     struct gcm_state gcm = {.ctx = EVP_CIPHER_CTX_new()};
     if (EVP_EncryptInit_ex(gcm.ctx, EVP_aes_256_gcm(), NULL, gcm.key, gcm.nonce) != 1) return 1;
     measure("AES-256-GCM seal of 32 B (reused context)", op_gcm32, &gcm, 62500);
+
+    /* BIP-39's seed: PBKDF2-HMAC-SHA512 of a 12-word phrase, salt "mnemonic", 2048 iterations. */
+    struct pbkdf2_state pb = {.phrase = "Legal winner thank year wave sausage worth useful legal winner thank yellow",
+                              .salt = {'m', 'n', 'e', 'm', 'o', 'n', 'i', 'c'}};
+    measure("PBKDF2-HMAC-SHA512, 2048 iterations (BIP-39 seed)", op_pbkdf2_sha512_2048, &pb, 100);
     return 0;
 }

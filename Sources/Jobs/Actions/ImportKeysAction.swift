@@ -24,9 +24,17 @@ public struct ImportKeysAction: ChunkAction {
     public enum Format: String, Sendable, CaseIterable {
         case hexCSV = "hex-csv"
         case base58CSV = "base58-csv"
+        /// A CSV of BIP-39 recovery phrases, each row expanded into its derived accounts.
+        case mnemonicCSV = "mnemonic-csv"
+        /// A directory of phrase files (one BIP-39 phrase each), each expanded into the accounts of
+        /// ``Configuration/phrases``.
+        case mnemonicDirectory = "mnemonic-dir"
         case keystoreDirectory = "keystore-dir"
         case solanaJSONDirectory = "solana-json-dir"
         case rawDirectory = "raw-dir"
+
+        /// A CSV format: rows (keys or phrases) with per-row cells such as `subject`.
+        public var isCSV: Bool { self == .hexCSV || self == .base58CSV || self == .mnemonicCSV }
     }
 
     /// The per-user mode (docs/jobs.md "Per-user mode"): each row's key goes into the account of the
@@ -83,6 +91,27 @@ public struct ImportKeysAction: ChunkAction {
         public var rejects: String
         /// References of CSV rows without one: `<prefix>-<row>`.
         public var referencePrefix: String
+        /// `mnemonic-csv`: the gap limit of a row's scan for its expected addresses (its `gap_limit` cell
+        /// overrides it).
+        public var gapLimit = PhraseRow.defaultGapLimit
+        /// `mnemonic-dir`: the accounts of every phrase file, as the columns of a phrase CSV would give them.
+        public var phrases = PhraseSettings()
+
+        /// What `mnemonic-dir` derives from each file (nil: the phrase CSV's default).
+        public struct PhraseSettings: Sendable {
+            /// A layout, a path or a template with `{i}`.
+            public var path: String?
+            /// Accounts 0 to count-1.
+            public var count: String?
+            /// The accounts listed (`0-4;7`).
+            public var indices: String?
+
+            public init(path: String? = nil, count: String? = nil, indices: String? = nil) {
+                self.path = path
+                self.count = count
+                self.indices = indices
+            }
+        }
         /// Batches in flight (between reading and writing).
         public var concurrency: Int
         /// Per-user mode: subjects signed in and imported at once.
@@ -226,8 +255,7 @@ public struct ImportKeysAction: ChunkAction {
 
     /// Per-user mode reads the subject of each row: CSV input only.
     static func checkPerUserFormat(_ configuration: Configuration) throws {
-        guard configuration.perUser != nil, configuration.format != .hexCSV, configuration.format != .base58CSV
-        else { return }
+        guard configuration.perUser != nil, !configuration.format.isCSV else { return }
         throw ActionError.permanent(
             "per-user mode (user_issuer) needs a CSV input with a subject column: format \(configuration.format.rawValue) "
                 + "has no per-row subject; import each user's directory in the shared mode instead")

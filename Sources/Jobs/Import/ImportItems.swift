@@ -3,14 +3,18 @@ import KeyFormats
 import Playbook
 import Runner
 import Synchronization
+import WalletCrypto
 
-/// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), or a
-/// file of a directory per item (keyed by its name).
+/// The import's input as the engine's items, in input order: a CSV row per item (keyed `row:<n>`), an
+/// account of a phrase row per item (keyed `row:<n>:<i>`; a phrase row that is refused is one item keyed
+/// `row:<n>`), or a file of a directory per item (keyed by its name).
 ///
 /// Every item has the fields `source` (the data row number or the file name), `reference` and, for a CSV
 /// row with one, `subject`; none of them is secret. A CSV row's key is validated as the row is read and
 /// rides with the item as its attachment (an ``ImportSecret``, wiped memory), never in a field, so it
-/// reaches no checkpoint, event or report. A file is read (and a keystore decrypted) only when its chunk
+/// reaches no checkpoint, event or report. A phrase row is read, checked and derived (its seed once, every
+/// account's key) as it is read; its phrase and passphrase are released (wiped) before the next row, and
+/// only the derived keys ride with the items. A file is read (and a keystore decrypted) only when its chunk
 /// runs, so a resumed run never decrypts a file it finished. Memory: CSV input streams; directories hold
 /// their sorted names.
 enum ImportItems {
@@ -25,8 +29,20 @@ enum ImportItems {
         switch configuration.format {
         case .hexCSV, .base58CSV:
             return try? CSVReader(url: URL(fileURLWithPath: configuration.input), header: true).countRemaining()
+        case .mnemonicCSV:
+            // The accounts the rows ask for, from their count and indices cells (no phrase is derived).
+            guard let reader = try? CSVKeyReader(path: configuration.input, kind: .phrases) else { return nil }
+            var total = 0
+            while let row = try? reader.nextPhraseRow() { total += row.recordCount }
+            return total
         case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
             return try? DirectoryListing(directory: configuration.input).entries.count
+        case .mnemonicDirectory:
+            // Every file asks for the same accounts (a file that cannot be read is one refused row).
+            guard let files = try? DirectoryListing(directory: configuration.input).entries.count else { return nil }
+            let settings = configuration.phrases
+            let accounts = (try? PhraseRow.accountIndices(count: settings.count, indices: settings.indices).count) ?? 1
+            return files * max(1, accounts)
         }
     }
 }
@@ -40,8 +56,13 @@ private final class ImportItemIterator: SynchronousItemIterator {
     private let configuration: ImportKeysAction.Configuration
     private enum Reader {
         case csv(CSVKeyReader)
+        case phrases(CSVKeyReader)
+        case phraseFiles([DirectoryListing.Entry], next: Int)
         case files([DirectoryListing.Entry], next: Int)
     }
+    /// The records of the phrase row being handed out, in index order.
+    private var pending: [SecretRecord] = []
+    private var nextPending = 0
     private var reader: Reader?
 
     init(_ configuration: ImportKeysAction.Configuration) { self.configuration = configuration }
@@ -52,23 +73,29 @@ private final class ImportItemIterator: SynchronousItemIterator {
         let opened: Reader
         do {
             switch configuration.format {
-            case .hexCSV, .base58CSV:
+            case .hexCSV, .base58CSV, .mnemonicCSV:
+                let phrases = configuration.format == .mnemonicCSV
                 let csv = try CSVKeyReader(
                     path: input,
-                    defaultType: configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana))
+                    defaultType: phrases
+                        ? configuration.type
+                        : configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana),
+                    kind: phrases ? .phrases : .keys)
                 if configuration.perUser != nil && !csv.header.contains(CSVKeyReader.Column.subject.rawValue) {
                     throw JobsError(
                         .invalidInput,
                         "input \(input): per-user mode (user_issuer) needs a subject column in the header "
                             + "(the user whose account receives each row's key); nothing was imported")
                 }
-                opened = .csv(csv)
+                opened = phrases ? .phrases(csv) : .csv(csv)
             case .keystoreDirectory where configuration.passwords == nil:
                 throw JobsError(.invalidInput, "format keystore-dir needs password_env or password_file")
             case .rawDirectory where configuration.type == nil:
                 throw JobsError(.invalidInput, "format raw-dir needs type (ethereum or solana)")
             case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
                 opened = .files(try DirectoryListing(directory: input).entries, next: 0)
+            case .mnemonicDirectory:
+                opened = .phraseFiles(try DirectoryListing(directory: input).entries, next: 0)
             }
         } catch let error as KeyFormatError {
             throw JobsError.input(input, error)
@@ -77,7 +104,8 @@ private final class ImportItemIterator: SynchronousItemIterator {
         return opened
     }
 
-    /// Rows a resumed run finished: their keys (`row:<n>`, the file name) without reading or validating a key.
+    /// Rows a resumed run finished: their keys (`row:<n>`, the file name) without reading or validating a key
+    /// (a phrase's accounts are read whole).
     func skip(upTo limit: Int, keys: inout [String]) async throws {
         switch try open() {
         case .csv(let csv):
@@ -94,6 +122,11 @@ private final class ImportItemIterator: SynchronousItemIterator {
             let end = min(entries.count, next + limit)
             for entry in entries[next..<end] { keys.append(DirectoryListing.fileName(of: entry.path)) }
             reader = .files(entries, next: end)
+        case .phrases, .phraseFiles:
+            // A phrase's accounts are keyed by what it derives: read them whole.
+            var items: [WorkItem] = []
+            try await next(upTo: limit, into: &items)
+            keys.append(contentsOf: items.map(\.key))
         }
     }
 
@@ -107,14 +140,22 @@ private final class ImportItemIterator: SynchronousItemIterator {
                 throw JobsError.input(configuration.input, error)
             }
             guard let record else { return nil }
-            let reference =
-                record.reference.flatMap { $0.isEmpty ? nil : $0 }
-                ?? "\(configuration.referencePrefix)-\(record.source)"
-            var fields = ["source": record.source, "reference": reference]
-            if let subject = record.subject { fields["subject"] = subject }
-            var item = WorkItem(key: "row:\(record.source)", fields: fields)
-            item.attachment = ImportSecret(record: record)
-            return item
+            return item(record)
+        case .phrases, .phraseFiles:
+            while nextPending == pending.count {
+                guard let row = try nextPhrase() else { return nil }
+                pending = row.records(
+                    defaultType: configuration.type, referencePrefix: configuration.referencePrefix,
+                    gapLimit: configuration.gapLimit)
+                nextPending = 0
+            }
+            let record = pending[nextPending]
+            nextPending += 1
+            if nextPending == pending.count {
+                pending.removeAll()
+                nextPending = 0
+            }
+            return item(record)
         case .files(let entries, let next):
             guard next < entries.count else { return nil }
             reader = .files(entries, next: next + 1)
@@ -127,6 +168,49 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     "reference": DirectoryListing.defaultReference(forFileName: name),
                 ])
         }
+    }
+
+    /// The next phrase of a phrase CSV or directory; nil at the end.
+    private func nextPhrase() throws -> PhraseRow? {
+        switch reader {
+        case .phrases(let csv):
+            do {
+                return try csv.nextPhraseRow()
+            } catch {
+                throw JobsError(.invalidInput, "input \(configuration.input): \(error)")
+            }
+        case .phraseFiles(let entries, let next):
+            guard next < entries.count else { return nil }
+            reader = .phraseFiles(entries, next: next + 1)
+            let settings = configuration.phrases
+            var passphrase: SecretBytes?
+            var problem: KeyFormatError?
+            if let passwords = configuration.passwords {
+                do {
+                    passphrase = try passwords.password(for: entries[next].name)
+                } catch {
+                    problem = error
+                }
+            }
+            let row = PhraseRow(
+                phraseFile: entries[next].path, passphrase: passphrase, derivationPath: settings.path,
+                count: settings.count, indices: settings.indices, type: nil)
+            return problem.map { row.refused($0) } ?? row
+        default:
+            return nil
+        }
+    }
+
+    /// The item of a CSV row's (or a phrase account's) record, its key as the attachment.
+    private func item(_ record: SecretRecord) -> WorkItem {
+        let reference =
+            record.reference.flatMap { $0.isEmpty ? nil : $0 }
+            ?? "\(configuration.referencePrefix)-\(record.source)"
+        var fields = ["source": record.source, "reference": reference]
+        if let subject = record.subject { fields["subject"] = subject }
+        var item = WorkItem(key: "row:\(record.source)", fields: fields)
+        item.attachment = ImportSecret(record: record)
+        return item
     }
 }
 

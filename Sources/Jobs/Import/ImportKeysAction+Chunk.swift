@@ -88,7 +88,7 @@ extension ImportKeysAction {
     /// (each derivation counted as `decrypted` in `context`).
     func secrets(of chunk: [WorkItem], context: ChunkContext) async throws -> [SecretRecord] {
         switch configuration.format {
-        case .hexCSV, .base58CSV:
+        case .hexCSV, .base58CSV, .mnemonicCSV, .mnemonicDirectory:
             return chunk.map { item in
                 (item.attachment as? ImportSecret)?.record
                     ?? SecretRecord(

@@ -14,6 +14,8 @@ import Foundation
 ///     walletops-bench ed25519 [--rounds N]     Ed25519 public keys: libsodium beside ours, single and batched
 ///     walletops-bench create [--wallets N] [--batch B] [--parallel P]
 ///                                              CreateWallets batches: wallets/s, CPU per wallet, floor
+///     walletops-bench phrases [--phrases N] [--python PATH] [--floor FILE]
+///                                              BIP-39 phrases/s with 1 and 20 accounts beside eth-account
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func readFloor(_ arguments: [String]) -> [String: Double] {
@@ -48,6 +50,10 @@ do {
     case "delay-proxy": try DelayProxy.run(arguments)
     case "import-batch": print(try await ImportBench.runBatched(arguments))
     case "create": print(try await CreateWalletsBench.run(arguments))
+    case "phrases":
+        print(
+            "## Recovery phrases: seed and accounts on m/44'/60'/0'/0/i (release build; eth-account in the same run)\n")
+        print(try PhraseBench.run(arguments))
     case "ed25519":
         print("## Ed25519 public keys from seeds (1000 seeds; fastest of the rounds, measured in turns)\n")
         print(try Ed25519Bench.run(arguments))
@@ -58,6 +64,7 @@ do {
                     + " | access [--grants N] | import [--imports N] | import-batch [--batch N] [--batches M]"
                     + " | stage --home H [--wallets W] [--sessions S] [--transfers T]"
                     + " | create [--wallets N] [--batch B] [--parallel P] | ed25519 [--rounds N]"
+                    + " | phrases [--phrases N] [--python PATH] [--floor FILE]"
                     + " | delay-proxy --to HOST:PORT [--port P] [--delay-ms D]\n").utf8))
         exit(64)
     }

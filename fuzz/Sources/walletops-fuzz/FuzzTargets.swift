@@ -31,6 +31,26 @@ enum FuzzTargets {
                 rows += 1
             }
         },
+        "phrase-csv": { bytes in
+            // A phrase CSV: each row read, checked and derived (a scan bounded by the gap limit).
+            let path = FuzzTargets.scratchFile
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return }
+            guard let reader = try? CSVKeyReader(path: path, chunkSize: 64, kind: .phrases) else { return }
+            var rows = 0
+            while rows < 20, let row = try? reader.nextPhraseRow() {
+                _ = row.records(defaultType: .ethereum, referencePrefix: "fuzz", gapLimit: 2)
+                rows += 1
+            }
+        },
+        "mnemonic": { bytes in
+            // A phrase, a path or template, and extended-key text, from the same bytes.
+            _ = try? Mnemonic(phrase: SecretBytes(bytes))
+            let text = String(decoding: bytes, as: UTF8.self)
+            _ = try? DerivationScheme(parsing: text)
+            _ = try? DerivationPath(parsing: text)
+            _ = try? BIP32.ExtendedPrivateKey(text: SecretBytes(bytes))
+            _ = try? BIP32.ExtendedPublicKey(text: text)
+        },
         "base58": { bytes in _ = try? Base58.decode(String(decoding: bytes, as: UTF8.self)) },
         "cbor": { bytes in _ = try? CBORDecoder().decode(bytes) },
         "attestation": { bytes in

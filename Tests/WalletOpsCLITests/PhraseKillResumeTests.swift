@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 27's phrase import at its size: 200 eth-account phrases with 5 accounts each, SIGKILLed twice
+/// mid-run and resumed, imports 1,000 wallets exactly once with the addresses eth-account derives, and
+/// leaves no phrase or key in the home or the outputs.
+@Suite(.serialized) struct PhraseKillResumeTests {
+    @Test(.timeLimit(.minutes(10))) func phrasesKilledTwiceAndResumedImportEachAccountOnce() throws {
+        let phrases = 200
+        let accounts = 5
+        let script = """
+            import json
+            from eth_account import Account
+            from eth_account.hdaccount import key_from_seed, seed_from_mnemonic
+            Account.enable_unaudited_hdwallet_features()
+            out = []
+            for _ in range(\(phrases)):
+                _, phrase = Account.create_with_mnemonic()
+                seed = seed_from_mnemonic(phrase, "")
+                keys = [key_from_seed(seed, f"m/44'/60'/0'/0/{i}") for i in range(\(accounts))]
+                out.append({"phrase": phrase, "keys": [k.hex() for k in keys],
+                            "addresses": [Account.from_key(k).address for k in keys]})
+            print(json.dumps(out))
+            """
+        let cases = try JSONSerialization.jsonObject(with: Data(try PythonOracle.run(script).utf8)) as! [[String: Any]]
+        #expect(cases.count == phrases)
+        let world = try JobsEndToEndTests.JobsWorld(served: false)
+        let lines = cases.enumerated().map { "\($1["phrase"] as! String),\(accounts),p\($0 + 1)" }
+        try Data(("mnemonic,count,reference\n" + lines.joined(separator: "\n") + "\n").utf8).write(
+            to: URL(fileURLWithPath: world.path("phrases.csv")))
+        let arguments = [
+            "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml").path, "--home",
+            world.home.path, "--var", "input=\(world.path("phrases.csv"))", "--var", "format=mnemonic-csv", "--var",
+            "type=ethereum", "--var", "output=\(world.path("out.csv"))", "--var",
+            "rejects=\(world.path("rejects.csv"))", "--var", "core=", "--var", "batch=10", "--var", "parallel=2",
+        ]
+        let total = phrases * accounts
+        for (round, target) in [(1, total / 5), (2, total * 3 / 5)] {
+            try world.killMidRun(
+                arguments, round: round, output: world.path("out.csv"), target: target, poll: .milliseconds(2),
+                inPlace: true, rows: JobsKillResumeTests.dataRows)
+        }
+        let final = try BuiltBinary.run(arguments, directory: world.scratch)
+        #expect(final.status == 0, "\(final)")
+        let rows = JobsEndToEndTests.parseCSV(world.read("out.csv"))
+        #expect(rows.count == total)
+        #expect(JobsEndToEndTests.parseCSV(world.read("rejects.csv")).isEmpty)
+        var expected: [String: String] = [:]
+        for (row, item) in cases.enumerated() {
+            for (index, address) in (item["addresses"] as! [String]).enumerated() {
+                expected["\(row + 1):\(index)"] = address
+            }
+        }
+        #expect(Set(rows.map { $0["source"]! }).count == total, "each account once")
+        #expect(rows.allSatisfy { expected[$0["source"]!] == $0["address"] }, "eth-account's address for each")
+        #expect(rows.first?["reference"] == "p1-0" && rows.last?["reference"] == "p\(phrases)-\(accounts - 1)")
+        let list = try BuiltBinary.run(["wallet", "list", "--home", world.home.path])
+        #expect(list.standardOutput.split(separator: "\n").filter { $0.contains("wal_") }.count == total)
+        // Keys (hex) and phrases (as passwords: their bytes) never reached the home or the outputs.
+        let keys = cases.flatMap { ($0["keys"] as! [String]).map { $0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0 } }
+        let words = cases.map { ($0["phrase"] as! String).split(separator: " ").prefix(4).joined(separator: " ") }
+        try JobsEndToEndTests.expectNoSecrets(
+            keys: Array(keys.prefix(50)) + Array(keys.suffix(50)), passwords: words, in: [world.home],
+            outputs: [final])
+    }
+}
