@@ -93,7 +93,8 @@ import WalletCrypto
     }
 
     /// `batch` and `parallel` left at 0: 3,000-row chunks three at a time (with the one the engine's feed
-    /// holds, 12,000 rows, so memory is flat from 10,000 rows up), 100 keystores a chunk eight at a time,
+    /// holds, 12,000 rows, so memory is flat from 10,000 rows up), one keystore a chunk as many at a time as
+    /// the decryption pool has slots,
     /// per-user mode eight subjects at once; explicit values are kept.
     @Test func defaultsBoundTheRowsInFlight() {
         func configuration(_ format: ImportKeysAction.Format, batch: Int = 0, parallel: Int = 0)
@@ -107,7 +108,8 @@ import WalletCrypto
         let csv = configuration(.base58CSV)
         #expect(csv.batchSize == 3000 && csv.concurrency == 3 && csv.subjectsInParallel == 8)
         let keystores = configuration(.keystoreDirectory)
-        #expect(keystores.batchSize == 100 && keystores.concurrency == 8)
+        #expect(keystores.batchSize == 1)
+        #expect(keystores.concurrency == KeystoreDecryptionPool.Configuration.automatic().maxConcurrent)
         let thousand = configuration(.hexCSV, batch: 1000)
         #expect(thousand.batchSize == 1000 && thousand.concurrency == 8)
         let four = configuration(.hexCSV, batch: 4000)
