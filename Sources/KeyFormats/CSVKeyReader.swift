@@ -171,6 +171,23 @@ public final class CSVKeyReader {
     ///   is never closed. A bad row is returned with its `problem` set.
     public func nextRow() throws(KeyFormatError) -> CSVKeyRow? {
         precondition(kind == .keys, "nextRow reads key files; a phrase file is read with nextPhraseRow")
+        guard let check = try nextDataRecord() else { return nil }
+        defer { resetRecord() }
+        return CSVKeyRow(
+            row: rowCount, line: recordLine, file: path, privateKey: secret(slot: 0),
+            reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),
+            subject: text(.subject), problem: check.problem)
+    }
+
+    /// What ``nextDataRecord()`` found wrong with a row (nil: nothing).
+    private struct RowCheck {
+        var problem: KeyFormatError?
+    }
+
+    /// Reads the next record that is not a blank line into the cell buffers and counts it: nil at the end
+    /// of the file, else the row's own problem (a ragged row, a bad cell), located. The caller reads the
+    /// cells, then resets the record.
+    private func nextDataRecord() throws(KeyFormatError) -> RowCheck? {
         while true {
             guard let fields = try readRecord(header: false) else { return nil }
             if fields == 1 && !recordHasContent && !fieldWasQuoted {
@@ -178,18 +195,12 @@ public final class CSVKeyReader {
                 continue  // a blank line
             }
             rowCount += 1
-            defer { resetRecord() }
             var rowProblem = problem
             if rowProblem == nil && fields != header.count {
                 rowProblem = KeyFormatError(
                     .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
             }
-            let key = secret(slot: 0)
-            return CSVKeyRow(
-                row: rowCount, line: recordLine, file: path, privateKey: key,
-                reference: text(.reference), type: text(.type), expectedAddress: text(.expectedAddress),
-                subject: text(.subject),
-                problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
+            return RowCheck(problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
         }
     }
 
@@ -197,13 +208,9 @@ public final class CSVKeyReader {
     /// of the file. For rows a resumed run finished, which it needs only to count; a whole-file error (a
     /// quote never closed) still throws.
     public func skipRow() throws(KeyFormatError) -> Int? {
-        while true {
-            guard let fields = try readRecord(header: false) else { return nil }
-            defer { resetRecord() }
-            if fields == 1 && !recordHasContent && !fieldWasQuoted { continue }  // a blank line
-            rowCount += 1
-            return rowCount
-        }
+        guard try nextDataRecord() != nil else { return nil }
+        resetRecord()
+        return rowCount
     }
 
     /// The next data row of a phrase file, with its phrase and passphrase in secret storage; nil at the end.
@@ -211,27 +218,14 @@ public final class CSVKeyReader {
     /// - Throws: `KeyFormatError` only for problems that end the file, as ``nextRow()``.
     public func nextPhraseRow() throws(KeyFormatError) -> PhraseRow? {
         precondition(kind == .phrases, "nextPhraseRow reads phrase files; a key file is read with nextRow")
-        while true {
-            guard let fields = try readRecord(header: false) else { return nil }
-            if fields == 1 && !recordHasContent && !fieldWasQuoted {
-                resetRecord()
-                continue  // a blank line
-            }
-            rowCount += 1
-            defer { resetRecord() }
-            var rowProblem = problem
-            if rowProblem == nil && fields != header.count {
-                rowProblem = KeyFormatError(
-                    .raggedRow, "the row has \(fields) fields but the header has \(header.count)")
-            }
-            return PhraseRow(
-                row: rowCount, line: recordLine, file: path, mnemonic: secret(slot: 0),
-                passphrase: columnIndex[.passphrase] == nil ? nil : secret(slot: 1), path: text(.path),
-                count: text(.count), indices: text(.indices), gapLimit: text(.gapLimit), reference: text(.reference),
-                type: text(.type),
-                expectedAddress: text(.expectedAddress), subject: text(.subject),
-                problem: rowProblem?.located(source: String(rowCount), file: path, line: recordLine))
-        }
+        guard let check = try nextDataRecord() else { return nil }
+        defer { resetRecord() }
+        return PhraseRow(
+            row: rowCount, line: recordLine, file: path, mnemonic: secret(slot: 0),
+            passphrase: columnIndex[.passphrase] == nil ? nil : secret(slot: 1), path: text(.path),
+            count: text(.count), indices: text(.indices), gapLimit: text(.gapLimit), reference: text(.reference),
+            type: text(.type), expectedAddress: text(.expectedAddress), subject: text(.subject),
+            problem: check.problem)
     }
 
     /// The bytes of secret scratch buffer `slot`, copied into secret storage.
