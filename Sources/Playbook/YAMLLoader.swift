@@ -24,7 +24,8 @@ public struct YAMLLoader: Sendable {
     public static let defaultMaxDepth = 64
     /// The default ``maxScalarBytes``: 64 KiB.
     public static let defaultMaxScalarBytes = 64 << 10
-    /// The default ``maxBytes``: 1 MiB, a hundred times the largest playbook of the repository.
+    /// The default ``maxBytes``: 1 MiB, room for any playbook a person writes while a hostile file
+    /// cannot hold the loader's memory.
     public static let defaultMaxBytes = 1 << 20
 
     /// Creates a loader.

@@ -83,16 +83,9 @@ public struct RevokeSelectAction: Action {
                     + "\(configuration.maxRevocations): nothing was revoked (the plan is in \(configuration.output))")
         }
         return ActionResult(outputs: [
-            "grants": try Self.json(grants.map(\.fields)),
+            "grants": try OutputJSON.text(grants.map(\.fields)),
             "selected": String(selected), "callers": String(grants.count - selected),
         ])
-    }
-
-    /// The selection as the step's output: a JSON array of objects (keys sorted, so it is stable).
-    static func json(_ objects: [[String: String]]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(objects), as: UTF8.self)
     }
 
     /// Every grant of every wallet that the filters select, plus the caller's own grants (marked).

@@ -66,12 +66,10 @@ public struct SessionUsageAction: ChunkAction {
                         sessionId: sessionId, network: session.chainId, includeRevoked: revoked ? true : nil),
                     as: GetSessionUsageResponse.self)
                 let rows = Self.rows(fields: fields, session: session, usage: usage, now: now())
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.withoutEscapingSlashes]
                 outcomes.append(
                     .succeeded(
                         ActionResult(outputs: [
-                            "rows": String(decoding: try encoder.encode(rows.map(\.values)), as: UTF8.self),
+                            "rows": try OutputJSON.text(rows.map(\.values)),
                             "grants": String(rows.count),
                         ])))
             } catch {

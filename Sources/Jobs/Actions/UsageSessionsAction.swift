@@ -41,7 +41,7 @@ public struct UsageSessionsAction: Action {
                 }
             }
             return ActionResult(outputs: [
-                "sessions": try RevokeSelectAction.json(sessions), "count": String(sessions.count),
+                "sessions": try OutputJSON.text(sessions), "count": String(sessions.count),
             ])
         } catch {
             throw JobFailure.classify(error)
