@@ -54,8 +54,7 @@ public enum TestPostgres {
 
     private static func stopOwned() {
         guard let folder = ownedFolder else { return }
-        _ = try? run([script, "stop", folder])
-        try? FileManager.default.removeItem(atPath: folder)
+        _ = try? run([script, "remove", folder])
     }
 
     @discardableResult
