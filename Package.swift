@@ -55,7 +55,7 @@ let package = Package(
         // Playbooks: YAML with marks, schema, templates, diagnostics.
         .target(name: "Playbook", dependencies: ["CYAML"]),
         // The task-graph engine and its checkpoint store.
-        .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit"]),
+        .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit", "PostgresKit"]),
         // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
         .target(
             name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook"]),
@@ -93,7 +93,8 @@ let package = Package(
         .testTarget(name: "OMSWalletTests", dependencies: ["OMSWallet", "OMSCore", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
-        .testTarget(name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "TestSupport"]),
+        .testTarget(
+            name: "RunnerTests", dependencies: ["Runner", "Playbook", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
         .testTarget(
             name: "JobsTests",

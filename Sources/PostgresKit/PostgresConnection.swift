@@ -12,12 +12,16 @@ public final class PostgresConnection {
     private var connection: OpaquePointer?
     /// The URL without its password, for messages.
     public let displayURL: String
+    /// Statements run on every new session: after connecting and after each reconnection.
+    private let sessionSetup: String?
 
-    /// Connects to `url` (`postgresql://user@host:port/db`, or any libpq connection string).
+    /// Connects to `url` (`postgresql://user@host:port/db`, or any libpq connection string) and runs
+    /// `sessionSetup` (such as `SET search_path TO ...`), again after every reconnection.
     ///
     /// - Throws: ``PostgresError`` with libpq's reason when the server cannot be reached or refuses.
-    public init(url: String) throws(PostgresError) {
+    public init(url: String, sessionSetup: String? = nil) throws(PostgresError) {
         displayURL = Self.withoutPassword(url)
+        self.sessionSetup = sessionSetup
         connection = PQconnectdb(url)
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             let message = connection.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
@@ -27,6 +31,7 @@ public final class PostgresConnection {
         }
         // Notices (such as "there is no transaction in progress") are not errors; keep them off stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        if let sessionSetup { try runScript(sessionSetup) }
     }
 
     deinit { PQfinish(connection) }
@@ -47,13 +52,7 @@ public final class PostgresConnection {
         }
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let lost = PQstatus(connection) != CONNECTION_OK
-            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-            var message = result.map { Self.message(PQresultErrorMessage($0)) } ?? ""
-            if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
-            throw PostgresError(sqlState: state, message: message, isConnectionLost: lost)
-        }
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result) }
         guard let result else { return PostgresRows(columns: [], rows: [], affected: 0) }
         let columnCount = PQnfields(result)
         let rowCount = PQntuples(result)
@@ -67,6 +66,29 @@ public final class PostgresConnection {
                 })
         }
         return PostgresRows(columns: columns, rows: rows, affected: Int(String(cString: PQcmdTuples(result))) ?? 0)
+    }
+
+    /// Runs `sql`, one or more statements without parameters (a schema migration, a session setting).
+    ///
+    /// - Throws: ``PostgresError`` as ``execute(_:_:)``.
+    public func executeScript(_ sql: String) throws(PostgresError) {
+        try reconnectIfLost()
+        try runScript(sql)
+    }
+
+    private func runScript(_ sql: String) throws(PostgresError) {
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result) }
+    }
+
+    private func error(_ result: OpaquePointer?) -> PostgresError {
+        let lost = PQstatus(connection) != CONNECTION_OK
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        var message = result.map { Self.message(PQresultErrorMessage($0)) } ?? ""
+        if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
+        return PostgresError(sqlState: state, message: message, isConnectionLost: lost)
     }
 
     /// Runs `body` in a transaction (`BEGIN` ... `COMMIT`), rolled back when it throws.
@@ -93,6 +115,7 @@ public final class PostgresConnection {
                 message: "cannot reconnect to \(displayURL): \(Self.message(PQerrorMessage(connection)))",
                 isConnectionLost: true)
         }
+        if let sessionSetup { try runScript(sessionSetup) }
     }
 
     static func message(_ text: UnsafePointer<CChar>?) -> String {

@@ -7,9 +7,9 @@ public final class PostgresQueue: @unchecked Sendable {
     private let connection: PostgresConnection
     private let queue = DispatchQueue(label: "walletops.postgres")
 
-    /// Connects to `url` (see ``PostgresConnection/init(url:)``).
-    public init(url: String) throws(PostgresError) {
-        connection = try PostgresConnection(url: url)
+    /// Connects to `url` (see ``PostgresConnection/init(url:sessionSetup:)``).
+    public init(url: String, sessionSetup: String? = nil) throws(PostgresError) {
+        connection = try PostgresConnection(url: url, sessionSetup: sessionSetup)
     }
 
     /// The URL without its password.
@@ -20,6 +20,12 @@ public final class PostgresQueue: @unchecked Sendable {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body(self.connection) }) }
         }
+    }
+
+    /// Runs `body` with the connection on the queue and blocks the calling thread until it returns: for
+    /// setup code outside the concurrency pool only.
+    public func sync<T>(_ body: (PostgresConnection) throws -> T) rethrows -> T {
+        try queue.sync { try body(connection) }
     }
 
     /// Runs `body` in a transaction on the queue (committed when it returns, rolled back when it throws).

@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteKit
 import Synchronization
 
 /// An opened, locked run: what the engine checkpoints into.
@@ -71,8 +70,9 @@ public final class RunHandle: Sendable {
         """
 
     static let insertOnlySQL = """
-        INSERT OR IGNORE INTO items(run_id, step, item_key, state, attempts, error_class, message, result,
+        INSERT INTO items(run_id, step, item_key, state, attempts, error_class, message, result,
           idempotency_key, updated_at, item_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(run_id, step, item_key) DO NOTHING
         """
 
     /// A watermark only moves forward (a flush racing a resumed filler may compute a lower one).
@@ -111,15 +111,14 @@ public final class RunHandle: Sendable {
             let moved = marks.filter { $0.value.watermark > (written[$0.key] ?? 0) }
             guard !updates.isEmpty || !moved.isEmpty else { return }
             try Self.writeRows(db, runID: runID, updates)
-            let mark = try db.cachedStatement(Self.markSQL)
-            for (step, value) in moved {
-                try mark.bind(runID, at: 1)
-                try mark.bind(step, at: 2)
-                try mark.bind(value.watermark, at: 3)
-                try mark.bind(Int64(bitPattern: value.keysHash), at: 4)
-                try mark.step()
-                mark.reset()
-            }
+            try db.executeEach(
+                Self.markSQL,
+                moved.map { step, value in
+                    [
+                        .integer(runID), .text(step), StoreValue(value.watermark),
+                        .integer(Int64(bitPattern: value.keysHash)),
+                    ]
+                })
             try Self.heartbeat(db, runID: runID)
             self.writtenMarks.withLock { written in
                 for (step, value) in moved { written[step] = max(written[step] ?? 0, value.watermark) }
@@ -133,21 +132,18 @@ public final class RunHandle: Sendable {
         """
 
     /// Appends the batches' rows to their files and stores each file's new offset and position.
-    static func appendSinks(_ db: SQLiteDatabase, runID: Int64, _ batches: [CheckpointBuffer.SinkBatch]) throws {
+    static func appendSinks(_ db: any RunDatabase, runID: Int64, _ batches: [CheckpointBuffer.SinkBatch]) throws {
         guard !batches.isEmpty else { return }
-        let statement = try db.cachedStatement(Self.sinkSQL)
+        var rows: [[StoreValue]] = []
         for batch in batches {
             try batch.files.append(batch.bytes)
             for (sink, offset) in batch.files.offsets.enumerated() {
-                try statement.bind(runID, at: 1)
-                try statement.bind(batch.step, at: 2)
-                try statement.bind(sink, at: 3)
-                try statement.bind(batch.position, at: 4)
-                try statement.bind(offset, at: 5)
-                try statement.step()
-                statement.reset()
+                rows.append([
+                    .integer(runID), .text(batch.step), StoreValue(sink), StoreValue(batch.position), .integer(offset),
+                ])
             }
         }
+        try db.executeEach(Self.sinkSQL, rows)
     }
 
     /// The committed state of `step`'s sinks: by sink index, the position their rows reach and the byte
@@ -166,31 +162,25 @@ public final class RunHandle: Sendable {
         }
     }
 
-    private static func writeRows(_ db: SQLiteDatabase, runID: Int64, _ updates: [Update]) throws {
+    private static func writeRows(_ db: any RunDatabase, runID: Int64, _ updates: [Update]) throws {
         guard !updates.isEmpty else { return }
         let now = Date().timeIntervalSince1970
-        let upsert = try db.cachedStatement(Self.upsertSQL)
-        let insert = try db.cachedStatement(Self.insertOnlySQL)
+        var upserts: [[StoreValue]] = []
+        var inserts: [[StoreValue]] = []
         // Key order walks the items index once instead of jumping around it.
         for update in updates.sorted(by: { ($0.step, $0.key) < ($1.step, $1.key) }) {
-            let statement = update.insertOnly ? insert : upsert
-            try statement.bind(runID, at: 1)
-            try statement.bind(update.step, at: 2)
-            try statement.bind(update.key, at: 3)
-            try statement.bind(update.state.rawValue, at: 4)
-            try statement.bind(update.attempts, at: 5)
-            try statement.bind(update.errorClass, at: 6)
-            try statement.bind(update.message, at: 7)
-            try statement.bind(update.resultJSON, at: 8)
-            try statement.bind(update.idempotencyKey, at: 9)
-            try statement.bind(now, at: 10)
-            try statement.bind(update.index, at: 11)
-            try statement.step()
-            statement.reset()
+            let row: [StoreValue] = [
+                .integer(runID), .text(update.step), .text(update.key), .text(update.state.rawValue),
+                StoreValue(update.attempts), StoreValue(update.errorClass), StoreValue(update.message),
+                StoreValue(update.resultJSON), StoreValue(update.idempotencyKey), .real(now), StoreValue(update.index),
+            ]
+            if update.insertOnly { inserts.append(row) } else { upserts.append(row) }
         }
+        if !upserts.isEmpty { try db.executeEach(Self.upsertSQL, upserts) }
+        if !inserts.isEmpty { try db.executeEach(Self.insertOnlySQL, inserts) }
     }
 
-    private static func heartbeat(_ db: SQLiteDatabase, runID: Int64) throws {
+    private static func heartbeat(_ db: any RunDatabase, runID: Int64) throws {
         try db.execute(
             "UPDATE runs SET lock_heartbeat = ? WHERE id = ?", [.real(Date().timeIntervalSince1970), .integer(runID)])
     }
@@ -220,20 +210,16 @@ public final class RunHandle: Sendable {
     func lookup(step: String, positions: Range<Int>) async throws -> [String: Checkpoint] {
         let runID = runID
         return try await store.queue.read { db in
-            let statement = try db.cachedStatement(
+            let rows = try db.rows(
                 "SELECT item_key, state, attempts, error_class, message, result FROM items "
-                    + "WHERE run_id = ? AND step = ? AND item_index >= ? AND item_index < ?")
-            defer { statement.reset() }
-            try statement.bind(runID, at: 1)
-            try statement.bind(step, at: 2)
-            try statement.bind(positions.lowerBound, at: 3)
-            try statement.bind(positions.upperBound, at: 4)
+                    + "WHERE run_id = ? AND step = ? AND item_index >= ? AND item_index < ?",
+                [.integer(runID), .text(step), StoreValue(positions.lowerBound), StoreValue(positions.upperBound)])
             var out: [String: Checkpoint] = [:]
-            while try statement.step() {
-                if let state = ItemState(rawValue: statement.string(at: 1) ?? "") {
-                    out[statement.string(at: 0) ?? ""] = Checkpoint(
-                        state: state, attempts: Int(statement.int64(at: 2)), errorClass: statement.string(at: 3),
-                        message: statement.string(at: 4), resultJSON: statement.string(at: 5))
+            for row in rows {
+                if let state = ItemState(rawValue: row[1].string ?? "") {
+                    out[row[0].string ?? ""] = Checkpoint(
+                        state: state, attempts: row[2].int, errorClass: row[3].string, message: row[4].string,
+                        resultJSON: row[5].string)
                 }
             }
             return out

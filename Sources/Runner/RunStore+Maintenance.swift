@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteKit
 
 /// Queries and housekeeping for the command line: listing runs, failures, per-step counts, run
 /// attributes, schedule checks, and pruning old runs.
@@ -7,7 +6,7 @@ extension RunStore {
     /// Every run, newest first (at most `limit`).
     public func allRuns(limit: Int = 1000) async throws -> [RunRecord] {
         try await queue.read { db in
-            try Self.runs(db, where: "1 ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
+            try Self.runs(db, where: "TRUE ORDER BY id DESC LIMIT ?", [.integer(Int64(limit))])
         }
     }
 
@@ -19,7 +18,7 @@ extension RunStore {
         let names = states.map(\.rawValue).sorted()
         return try await queue.read { db in
             let marks = names.map { _ in "?" }.joined(separator: ",")
-            let values: [SQLiteValue] = [.integer(runID)] + names.map { .text($0) }
+            let values: [StoreValue] = [.integer(runID)] + names.map { .text($0) }
             let total =
                 try db.scalarInt(
                     "SELECT count(*) FROM items WHERE run_id = ? AND state IN (\(marks))", values) ?? 0
@@ -28,14 +27,7 @@ extension RunStore {
                 SELECT step, item_key, state, attempts, error_class, message, result, idempotency_key FROM items
                 WHERE run_id = ? AND state IN (\(marks)) ORDER BY step, item_key LIMIT ?
                 """, values + [.integer(Int64(limit))])
-            let items = rows.map { row in
-                ItemRecord(
-                    step: row[0].string ?? "", key: row[1].string ?? "",
-                    state: ItemState(rawValue: row[2].string ?? "") ?? .pending, attempts: row[3].int,
-                    errorClass: row[4].string, message: row[5].string, resultJSON: row[6].string,
-                    idempotencyKey: row[7].string)
-            }
-            return (items, Int(total))
+            return (rows.map(Self.itemRecord), Int(total))
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import SQLiteKit
 
 extension RunStore {
     /// How ``openRun(_:mode:)`` picks the run.
@@ -24,6 +23,7 @@ extension RunStore {
         -> RunHandle
     {
         let opened = try await queue.write { db -> (Int64, Bool, Bool) in
+            try db.lockRunsForOpening()
             let now = Date().timeIntervalSince1970
             let existing: RunRecord?
             switch mode {
@@ -72,24 +72,26 @@ extension RunStore {
                     [.real(now), .integer(existing.id)])
                 try Self.event(db, runID: existing.id, kind: "abandoned", message: "replaced by a fresh start")
             }
-            try db.execute(
+            let inserted = try db.rows(
                 """
                 INSERT INTO runs(playbook_name, playbook_hash, input_fingerprints, vars, status, started_at,
-                  lock_pid, lock_host, lock_heartbeat) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)
+                  lock_pid, lock_host, lock_heartbeat) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?) RETURNING id
                 """,
                 [
                     .text(identity.playbookName), .text(identity.playbookHash),
                     .text(JSONText.object(identity.inputFingerprints)), .text(JSONText.object(identity.vars)),
                     .real(now), .integer(Int64(self.pid)), .text(self.host), .real(now),
                 ])
-            let id = db.lastInsertRowID
+            guard let id = inserted.first?.first?.int64 else {
+                throw RunStoreError(.database, runID: nil, "the run store returned no id for the new run")
+            }
             try Self.event(db, runID: id, kind: "started", message: "pid \(self.pid) on \(self.host)")
             return (id, false, false)
         }
         return RunHandle(store: self, runID: opened.0, isResumed: opened.1, retryFailed: opened.2)
     }
 
-    private func takeLock(_ db: SQLiteDatabase, _ run: RunRecord, now: Double) throws {
+    private func takeLock(_ db: any RunDatabase, _ run: RunRecord, now: Double) throws {
         if let holderPID = run.lockPID, let holderHost = run.lockHost {
             let alive: Bool
             if holderHost == host {
@@ -111,7 +113,7 @@ extension RunStore {
             [.integer(Int64(pid)), .text(host), .real(now), .integer(run.id)])
     }
 
-    private static func writeIdentity(_ db: SQLiteDatabase, runID: Int64, _ identity: RunIdentity) throws {
+    private static func writeIdentity(_ db: any RunDatabase, runID: Int64, _ identity: RunIdentity) throws {
         try db.execute(
             "UPDATE runs SET playbook_hash = ?, input_fingerprints = ?, vars = ? WHERE id = ?",
             [

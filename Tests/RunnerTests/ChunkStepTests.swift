@@ -43,7 +43,7 @@ final class ChunkLog: Sendable {
         chunk.map { .succeeded(ActionResult(outputs: ["n": $0.fields["n"]!])) }
     }
 
-    @Test func everyItemOfAChunkGetsItsOwnOutcome() async throws {
+    @Test(arguments: StoreKind.allCases) func everyItemOfAChunkGetsItsOwnOutcome(_ kind: StoreKind) async throws {
         let clock = ManualClock(autoAdvance: true)
         let action = ClosureChunkAction { chunk, _ in
             chunk.map { item in
@@ -57,7 +57,8 @@ final class ChunkLog: Sendable {
         }
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let plan = RunPlan(
             name: "outcomes",
             steps: [
@@ -117,12 +118,14 @@ final class ChunkLog: Sendable {
         #expect(succeededOnce.values.allSatisfy { $0 == 1 })
     }
 
-    @Test func aChunkThatKeepsFailingRetryablyIsNotSplit() async throws {
+    @Test(arguments: StoreKind.allCases) func aChunkThatKeepsFailingRetryablyIsNotSplit(_ kind: StoreKind) async throws
+    {
         let clock = ManualClock(autoAdvance: true)
         let action = ClosureChunkAction { _, _ in throw ActionError.retryable("the core is unreachable") }
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let plan = RunPlan(
             name: "down",
             steps: [
@@ -166,10 +169,13 @@ final class ChunkLog: Sendable {
         #expect(clock.requestedSleeps.count == 2)
     }
 
-    @Test func sinksAreWrittenInInputOrderOnceUnderConcurrency() async throws {
+    @Test(arguments: StoreKind.allCases) func sinksAreWrittenInInputOrderOnceUnderConcurrency(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         var action = ClosureChunkAction { chunk, _ in
             // Chunks finish out of order.
             try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
@@ -213,9 +219,12 @@ final class ChunkLog: Sendable {
         ]
     }
 
-    @Test func aResumedRunTruncatesItsSinksAndSendsNothingFinishedAgain() async throws {
+    @Test(arguments: StoreKind.allCases) func aResumedRunTruncatesItsSinksAndSendsNothingFinishedAgain(
+        _ kind: StoreKind
+    ) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let sent = Mutex<[String: Int]>([:])
         let gate = Mutex(false)
         // Run 1: chunks past row 3,000 never come back (a crash mid-run); run 2: everything answers.
@@ -248,7 +257,7 @@ final class ChunkLog: Sendable {
                 ], concurrency: 4)
         }
         do {
-            let store = try RunStore(path: dir.path("runs.sqlite"))
+            let store = try RunStore(location: place)
             let handle = try await store.openRun(identity, mode: .resumeOrStart(acceptChanges: false))
             let engine = try Engine(
                 plan: plan(makeAction(blockAfter: 3_000)), checkpoint: handle,
@@ -269,7 +278,7 @@ final class ChunkLog: Sendable {
         try out.close()
         let sentInRun1 = sent.withLock { $0 }
         sent.withLock { $0 = [:] }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let summary = try await Engine.run(
             plan: plan(makeAction(blockAfter: nil)), store: store, identity: identity,
             options: .init(flushInterval: .milliseconds(5)))
@@ -327,7 +336,7 @@ final class ChunkLog: Sendable {
         let database = try SQLiteDatabase(path: dir.path("runs.sqlite"))
         var dump = ""
         for table in try database.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap({
-            $0[0].string
+            if case .text(let name) = $0[0] { name } else { nil }
         }) {
             for row in try database.rows("SELECT * FROM \(table)") {
                 dump += row.map { "\($0)" }.joined(separator: "|")

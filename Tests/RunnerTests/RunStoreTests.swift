@@ -20,12 +20,14 @@ func deadPID() throws -> Int32 {
     let identity = RunIdentity(
         playbookName: "migrate", playbookHash: "hash-1", inputFingerprints: ["keys": "sha256:aa"], vars: ["chain": "1"])
 
-    @Test func liveLockHolderIsRefusedWithExit75() async throws {
+    @Test(arguments: StoreKind.allCases) func liveLockHolderIsRefusedWithExit75(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let first = try RunStore(path: dir.path("runs.sqlite"))  // this live process
+        let place = try kind.location(in: dir)
+        let other = try kind.location(in: dir, name: "other.sqlite")
+        let first = try RunStore(location: place)  // this live process
         let handle = try await first.openRun(identity)
-        let second = try RunStore(path: dir.path("runs.sqlite"), pid: 999_999)
+        let second = try RunStore(location: place, pid: 999_999)
         do {
             _ = try await second.openRun(identity)
             Issue.record("a live lock was taken")
@@ -36,21 +38,22 @@ func deadPID() throws -> Int32 {
             #expect(error.runID == handle.runID)
         }
         // A holder on another host with a fresh heartbeat is alive too.
-        let remote = try RunStore(path: dir.path("other.sqlite"), pid: 12, host: "elsewhere")
+        let remote = try RunStore(location: other, pid: 12, host: "elsewhere")
         _ = try await remote.openRun(identity)
-        let local = try RunStore(path: dir.path("other.sqlite"), staleLockAfter: .seconds(3600))
+        let local = try RunStore(location: other, staleLockAfter: .seconds(3600))
         await #expect(throws: RunStoreError.self) { try await local.openRun(identity) }
-        let impatient = try RunStore(path: dir.path("other.sqlite"), staleLockAfter: .zero)
+        let impatient = try RunStore(location: other, staleLockAfter: .zero)
         _ = try await impatient.openRun(identity)
     }
 
-    @Test func deadProcessLockIsTakenOver() async throws {
+    @Test(arguments: StoreKind.allCases) func deadProcessLockIsTakenOver(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let dead = try deadPID()
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: dead)
+        let crashed = try RunStore(location: place, pid: dead)
         let old = try await crashed.openRun(identity)
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let found = try await store.findUnfinishedRun(playbookName: "migrate")
         #expect(found?.id == old.runID)
         #expect(found?.lockPID == dead)
@@ -63,13 +66,15 @@ func deadPID() throws -> Int32 {
         #expect(events == ["started", "lock-takeover", "resumed"])
     }
 
-    @Test func changedIdentityRefusesResumeUnlessAccepted() async throws {
+    @Test(arguments: StoreKind.allCases) func changedIdentityRefusesResumeUnlessAccepted(_ kind: StoreKind) async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let dead = try deadPID()
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: dead)
+        let crashed = try RunStore(location: place, pid: dead)
         let old = try await crashed.openRun(identity)
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         var changed = identity
         changed.inputFingerprints["keys"] = "sha256:bb"
         changed.vars["chain"] = "2"
@@ -90,10 +95,11 @@ func deadPID() throws -> Int32 {
         #expect(try await store.run(id: old.runID)?.status == .abandoned)
     }
 
-    @Test func resumeSkipsSucceededItems() async throws {
+    @Test(arguments: StoreKind.allCases) func resumeSkipsSucceededItems(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let engineBox = Mutex<Engine?>(nil)
         let firstRuns = Recorder()
         let stopper = ClosureAction { item, _ in
@@ -134,12 +140,15 @@ func deadPID() throws -> Int32 {
         #expect(record.lockPID == nil)
     }
 
-    @Test func inDoubtItemsAreProbedBeforeRetryExactlyOnce() async throws {
+    @Test(arguments: StoreKind.allCases) func inDoubtItemsAreProbedBeforeRetryExactlyOnce(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let file = dir.path("effects.txt")
         // A crashed invocation: intents for items 0..9 committed, the effect done for 0..4 only.
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
+        let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(identity)
         try await old.write(
             (0..<10).map {
@@ -164,7 +173,7 @@ func deadPID() throws -> Int32 {
             })
         let plan = RunPlan(
             name: "migrate", steps: [StepPlan(id: "append", items: numberedItems(20), action: probing, concurrency: 4)])
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let summary = try await Engine.run(plan: plan, store: store, identity: identity)
         #expect(summary.runID == old.runID)
         #expect(summary.succeeded == 20)
@@ -178,10 +187,13 @@ func deadPID() throws -> Int32 {
         #expect(rows.first { $0.key == "item-3" }?.attempts == 1)  // settled by the probe, not re-run
     }
 
-    @Test func unknownProbeFailsTheItemInDoubtAndRetryFailedProbesAgain() async throws {
+    @Test(arguments: StoreKind.allCases) func unknownProbeFailsTheItemInDoubtAndRetryFailedProbesAgain(
+        _ kind: StoreKind
+    ) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
+        let place = try kind.location(in: dir)
+        let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(identity)
         try await old.write([
             RunHandle.Update(
@@ -196,7 +208,7 @@ func deadPID() throws -> Int32 {
             return .empty
         }
         let plan = RunPlan(name: "migrate", steps: [StepPlan(id: "s", items: numberedItems(3), action: action)])
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let first = try await Engine.run(plan: plan, store: store, identity: identity)
         #expect(first.failed == 1)
         #expect(first.exitCode == 1)
@@ -215,10 +227,13 @@ func deadPID() throws -> Int32 {
         #expect(settled.resultJSON == #"{"wallet":"w-0"}"#)
     }
 
-    @Test func retryFailedRerunsOnlyFailedItemsOfAFinishedRun() async throws {
+    @Test(arguments: StoreKind.allCases) func retryFailedRerunsOnlyFailedItemsOfAFinishedRun(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let flaky = ClosureAction { item, _ in
             if Int(item.fields["n"]!)! % 10 == 0 { throw ActionError.permanent("down") }
             return .empty
@@ -244,10 +259,11 @@ func deadPID() throws -> Int32 {
         #expect(rerun.runID != first.runID)
     }
 
-    @Test func skippedStepItemsAreRecordedAndRunOnRetry() async throws {
+    @Test(arguments: StoreKind.allCases) func skippedStepItemsAreRecordedAndRunOnRetry(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let healthy = Mutex(false)
         let gate = ClosureAction { _, _ in
             if !healthy.withLock({ $0 }) { throw ActionError.permanent("backend down") }
@@ -274,9 +290,10 @@ func deadPID() throws -> Int32 {
         #expect(try await store.itemCounts(runID: first.runID!) == [.succeeded: 8])
     }
 
-    @Test func checkpointsNeverContainSecrets() async throws {
+    @Test(arguments: StoreKind.allCases) func checkpointsNeverContainSecrets(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let secret = "5f1e2d3c4b5a69788796a5b4c3d2e1f0SECRET"
         let items = (0..<3).map {
             WorkItem(
@@ -287,7 +304,7 @@ func deadPID() throws -> Int32 {
             return ActionResult(
                 outputs: item.fields.merging(["derived": "x" + item.fields["privateKey"]!]) { a, _ in a })
         }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let plan = RunPlan(
             name: "secrets", steps: [StepPlan(id: "s", items: .items(items), action: leaky, retry: .none)])
         let summary = try await Engine.run(
@@ -298,18 +315,19 @@ func deadPID() throws -> Int32 {
         let rows = try await store.items(runID: summary.runID!)
         #expect(rows.contains { $0.message?.contains(WorkItem.redactedMarker) == true })
         #expect(rows.contains { $0.resultJSON?.contains("0xabc0") == true })
-        var scanned = 0
+        let stored = try kind.contents(of: place)
+        #expect(stored.range(of: Data("0xabc0".utf8)) != nil, "the scan reads the store's rows")
+        #expect(stored.range(of: Data(secret.utf8)) == nil, "secret found in the \(kind) store")
         for name in try FileManager.default.contentsOfDirectory(atPath: dir.url.path) {
             let bytes = try Data(contentsOf: dir.url.appendingPathComponent(name))
-            scanned += bytes.count
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "secret found in \(name)")
         }
-        #expect(scanned > 0)
     }
 
-    @Test func streamsAMillionItemsWithABoundedWindow() async throws {
+    @Test(arguments: StoreKind.allCases) func streamsAMillionItemsWithABoundedWindow(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let count = 200_000
         let produced = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
@@ -324,7 +342,7 @@ func deadPID() throws -> Int32 {
             finished.add(1, ordering: .relaxed)
             return .empty
         }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let options = Engine.Options(window: 1024)
         let plan = RunPlan(name: "big", steps: [StepPlan(id: "s", items: source, action: action, concurrency: 8)])
         let start = ContinuousClock.now

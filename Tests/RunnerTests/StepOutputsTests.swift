@@ -28,9 +28,11 @@ import Testing
             ], concurrency: 4)
     }
 
-    @Test func aLaterStepIteratesTheListAnEarlierStepMadeAndAResumeReadsItFromTheCheckpoint() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func aLaterStepIteratesTheListAnEarlierStepMadeAndAResumeReadsItFromTheCheckpoint(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let selections = Atomic<Int>(0)
         let select = ClosureAction { _, _ in
             selections.add(1, ordering: .relaxed)
@@ -51,7 +53,7 @@ import Testing
         }
         let identity = RunIdentity(playbookName: "outputs", playbookHash: "h")
         do {
-            let store = try RunStore(path: dir.path("runs.sqlite"))
+            let store = try RunStore(location: place)
             let handle = try await store.openRun(identity, mode: .resumeOrStart(acceptChanges: false))
             let engine = try Engine(
                 plan: Self.plan(select: select, use: use(blockAfter: 40)), checkpoint: handle,
@@ -66,7 +68,7 @@ import Testing
         }
         #expect(seen.withLock { $0["g1"] } == 1, "the items are the selected list, in its order")
         seen.withLock { $0 = [:] }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let summary = try await Engine.run(
             plan: Self.plan(select: select, use: use(blockAfter: nil)), store: store, identity: identity,
             options: .init(flushInterval: .milliseconds(5)))
@@ -123,9 +125,12 @@ import Testing
         }
     }
 
-    @Test func itemsBelowTheWatermarkAreSkippedNotMadeAgain() async throws {
+    @Test(arguments: StoreKind.allCases) func itemsBelowTheWatermarkAreSkippedNotMadeAgain(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
+        let place = try kind.location(in: dir)
         let gate = Mutex(false)
         let sent = Atomic<Int>(0)
         func plan(_ counted: Counted, blockAfter: Int?) -> RunPlan {
@@ -147,7 +152,7 @@ import Testing
         }
         let identity = RunIdentity(playbookName: "skip", playbookHash: "h")
         do {
-            let store = try RunStore(path: dir.path("runs.sqlite"))
+            let store = try RunStore(location: place)
             let handle = try await store.openRun(identity, mode: .resumeOrStart(acceptChanges: false))
             let engine = try Engine(
                 plan: plan(Counted(), blockAfter: 4_000), checkpoint: handle,
@@ -161,7 +166,7 @@ import Testing
             #expect(try await running.value.status == .interrupted)
         }
         let counted = Counted()
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let summary = try await Engine.run(
             plan: plan(counted, blockAfter: nil), store: store, identity: identity,
             options: .init(flushInterval: .milliseconds(5)))

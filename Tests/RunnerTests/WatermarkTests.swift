@@ -100,10 +100,13 @@ import Testing
         #expect(try await store.itemCounts(runID: before.id) == [.succeeded: Self.itemCount])
     }
 
-    @Test func inOrderSuccessesWriteNoRowsAndTheWatermarkAdvancesAcrossFlushes() async throws {
+    @Test(arguments: StoreKind.allCases) func inOrderSuccessesWriteNoRowsAndTheWatermarkAdvancesAcrossFlushes(
+        _ kind: StoreKind
+    ) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let engineBox = Mutex<Engine?>(nil)
         let seen = Recorder()
         let stopper = ClosureAction { _, _ in
@@ -141,10 +144,13 @@ import Testing
         #expect(try #require(try await store.run(id: handle.runID)).counts[.succeeded] == 1_000)
     }
 
-    @Test func aFailedItemBelowLaterSuccessesKeepsItsRowAndIsRetried() async throws {
+    @Test(arguments: StoreKind.allCases) func aFailedItemBelowLaterSuccessesKeepsItsRowAndIsRetried(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let broken = Mutex(true)
         let ran = Recorder()
         let action = ClosureAction { item, _ in
@@ -172,10 +178,13 @@ import Testing
         #expect(try await store.itemCounts(runID: runID) == [.succeeded: 100])
     }
 
-    @Test func resumeReadsExceptionRowsAboveAndBelowTheWatermark() async throws {
+    @Test(arguments: StoreKind.allCases) func resumeReadsExceptionRowsAboveAndBelowTheWatermark(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
+        let place = try kind.location(in: dir)
+        let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(Self.identity)
         var hash = KeysHash.initial
         for index in 0..<10 { hash = KeysHash.adding("item-\(index)", to: hash) }
@@ -195,7 +204,7 @@ import Testing
             ran.log(item.key)
             return .empty
         }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         let summary = try await Engine.run(plan: Self.plan(counting, count: 20), store: store, identity: Self.identity)
         #expect(summary.runID == old.runID)
         #expect(Set(ran.snapshot.log) == Set([10, 11, 13, 14, 15, 16, 17, 18, 19].map { "item-\($0)" }))
@@ -206,10 +215,13 @@ import Testing
         #expect(try await store.itemCounts(runID: old.runID) == [.succeeded: 18, .failed: 1, .rejected: 1])
     }
 
-    @Test func anInputChangedUnderTheWatermarkIsRefusedNotSkipped() async throws {
+    @Test(arguments: StoreKind.allCases) func anInputChangedUnderTheWatermarkIsRefusedNotSkipped(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place, pid: try deadPID())
         let old = try await store.openRun(Self.identity)
         try await old.flush { ([], ["s": RunHandle.Mark(watermark: 10, keysHash: 42)], []) }
         let ran = Recorder()
@@ -218,24 +230,27 @@ import Testing
             return .empty
         }
         let summary = try await Engine.run(
-            plan: Self.plan(counting, count: 20), store: try RunStore(path: dir.path("runs.sqlite")),
+            plan: Self.plan(counting, count: 20), store: try RunStore(location: place),
             identity: Self.identity)
         #expect(summary.status == .aborted)
         #expect(summary.reason?.contains("start the run fresh") == true)
         #expect(ran.snapshot.log.isEmpty)
     }
 
-    @Test func aRunFromTheOlderRowPerItemFormatIsRefusedWithAClearMessage() async throws {
+    @Test(arguments: StoreKind.allCases) func aRunFromTheOlderRowPerItemFormatIsRefusedWithAClearMessage(
+        _ kind: StoreKind
+    ) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let crashed = try RunStore(path: dir.path("runs.sqlite"), pid: try deadPID())
+        let place = try kind.location(in: dir)
+        let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(Self.identity)
         try await crashed.queue.write { db in
             try db.execute(
                 "INSERT INTO items(run_id, step, item_key, state, updated_at) VALUES (?, 's', 'item-0', 'succeeded', 0)",
                 [.integer(old.runID)])
         }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let store = try RunStore(location: place)
         #expect(try await store.itemCounts(runID: old.runID) == [.succeeded: 1], "its counts still read")
         do {
             _ = try await store.openRun(Self.identity)
@@ -253,10 +268,11 @@ import Testing
 extension WatermarkTests {
     /// Eight workers taking quick items in batches finish them out of order all the time; the carried
     /// successes are covered by the next flush's watermark, so almost none needs a row.
-    @Test func quickItemsOnEightWorkersWriteFewRows() async throws {
+    @Test(arguments: StoreKind.allCases) func quickItemsOnEightWorkersWriteFewRows(_ kind: StoreKind) async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let count = 50_000
         let summary = try await Engine.run(
             plan: Self.plan(NoopAction(), count: count, concurrency: 8), store: store, identity: Self.identity)
@@ -272,10 +288,13 @@ extension WatermarkTests {
     /// A graceful stop while workers hold batches of quick side-effecting items: every item that ran has
     /// its outcome, every intent of an item that never ran is withdrawn to `pending`, none is left in
     /// doubt, and the resume runs exactly the rest.
-    @Test func aStopWhileWorkersHoldBatchesLeavesNothingInDoubt() async throws {
+    @Test(arguments: StoreKind.allCases) func aStopWhileWorkersHoldBatchesLeavesNothingInDoubt(_ kind: StoreKind)
+        async throws
+    {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let store = try RunStore(path: dir.path("runs.sqlite"))
+        let place = try kind.location(in: dir)
+        let store = try RunStore(location: place)
         let engineBox = Mutex<Engine?>(nil)
         let ran = Recorder()
         let action = ClosureAction(sideEffecting: true, probe: { _, _ in .notDone }) { item, _ in
