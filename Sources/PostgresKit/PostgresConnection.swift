@@ -122,8 +122,8 @@ public final class PostgresConnection {
         text.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }
 
-    /// `url` with the password of its user part replaced by `***`.
-    static func withoutPassword(_ url: String) -> String {
+    /// `url` with the password of its user part replaced by `***`: what messages and logs may show.
+    public static func withoutPassword(_ url: String) -> String {
         guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
             return url
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresKit
 
 /// The checkpoint database: runs, their steps, items and events. By default one SQLite file (WAL,
 /// `synchronous=NORMAL`: a committed checkpoint survives a process crash); or a PostgreSQL database that
@@ -53,6 +54,11 @@ public final class RunStore: Sendable {
 
     /// Where the store is, for messages: its file path, or its URL without the password.
     public var location: String { queue.location }
+
+    /// `location` as messages may show it: a URL's password replaced by `***`.
+    public static func displayLocation(_ location: String) -> String {
+        isPostgresURL(location) ? PostgresConnection.withoutPassword(location) : location
+    }
 
     /// This machine's host name.
     public static var currentHost: String {

@@ -18,6 +18,17 @@ public enum CommonOptions {
         help: "The URL of a served core (walletops core serve); without it, the embedded core in the home folder.",
         type: .url(schemes: ["http", "https"]))
 
+    /// The environment variable naming the run store when `--store` is not given.
+    public static let storeEnvironmentVariable = "WALLETOPS_RUN_STORE"
+
+    /// `--store <url>`: the run store, a PostgreSQL URL that runs on several machines share, or an SQLite
+    /// file.
+    public static let store = OptionSpec.option(
+        "store", valueName: "url",
+        help:
+            "The run store: a PostgreSQL URL (postgresql://user@host/db) shared by several machines, or an SQLite file.",
+        defaultDescription: "$\(storeEnvironmentVariable), else <home>/runs.sqlite")
+
     /// The options of every command that operates on a core: `--home`, `--core`.
     public static let operatorOptions: [OptionSpec] = [home, core]
 }

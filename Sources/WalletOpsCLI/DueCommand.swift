@@ -67,7 +67,8 @@ struct DueCommand: Command {
                     path: path, varArguments: [], context: context, registry: registry,
                     isJSON: arguments.value(RunOptions.logFormat) == "json", core: arguments.coreURL)
                 let resume = RunOptions.resumeCommand(
-                    playbook: path, vars: [], home: home.url.path, core: arguments.coreURL)
+                    playbook: path, vars: [], home: home.url.path, store: arguments.value(CommonOptions.store),
+                    core: arguments.coreURL)
                 return try await RunOptions.execution(
                     prepared, mode: .resumeOrStart(acceptChanges: false), arguments: arguments, context: context,
                     resumeCommand: resume

@@ -8,7 +8,7 @@ struct FailuresCommand: Command {
 
     let configuration = CommandConfiguration(
         name: "failures", abstract: "List the failed and rejected items of a run.",
-        options: [CommonOptions.home, Self.format], arguments: [StatusCommand.run])
+        options: [CommonOptions.home, CommonOptions.store, Self.format], arguments: [StatusCommand.run])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = RunHome(arguments, context: context)

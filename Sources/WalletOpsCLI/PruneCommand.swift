@@ -15,7 +15,7 @@ struct PruneCommand: Command {
             items, steps, events and report files. Unfinished runs (running, interrupted, aborted) are kept:
             they can still be resumed.
             """,
-        options: [CommonOptions.home, Self.olderThan])
+        options: [CommonOptions.home, CommonOptions.store, Self.olderThan])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let text = arguments.value(Self.olderThan)!
@@ -23,8 +23,8 @@ struct PruneCommand: Command {
             throw CLIError.usage("invalid value '\(text)' for '--older-than': expected a duration such as 12h, 30d")
         }
         let home = RunHome(arguments, context: context)
-        guard FileManager.default.fileExists(atPath: home.storePath) else {
-            context.standardOutput.writeLine("pruned 0 runs (no run store at \(home.storePath))")
+        guard home.storeExists else {
+            context.standardOutput.writeLine("pruned 0 runs (no run store at \(home.storeDisplay))")
             return ExitCode.success.rawValue
         }
         let ids = try await home.openStore().pruneRuns(endedBefore: Date().timeIntervalSince1970 - age.secondsValue)

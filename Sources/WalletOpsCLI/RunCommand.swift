@@ -46,9 +46,9 @@ struct RunCommand: Command {
             let mode: RunStore.OpenMode =
                 arguments.count(Self.fresh) > 0
                 ? .fresh : .resumeOrStart(acceptChanges: arguments.count(Self.acceptChanges) > 0)
-            var words = Array(ProcessInfo.processInfo.arguments.dropFirst())
-            words.removeAll { $0 == "--fresh" || $0 == "--accept-changes" }
-            let resume = (["walletops"] + words).map(RunOptions.shellQuoted).joined(separator: " ")
+            let resume = RunOptions.resumeCommand(
+                arguments: Array(ProcessInfo.processInfo.arguments.dropFirst()),
+                dropping: ["--fresh", "--accept-changes"])
             return try await RunOptions.execution(
                 prepared, mode: mode, arguments: arguments, context: context, resumeCommand: resume
             ).execute()

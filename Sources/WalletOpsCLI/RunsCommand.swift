@@ -9,7 +9,8 @@ struct RunsCommand: Command {
         "limit", valueName: "n", help: "At most n runs.", type: .integer(min: 1), default: "50")
 
     let configuration = CommandConfiguration(
-        name: "runs", abstract: "List runs, newest first.", options: [CommonOptions.home, Self.format, Self.limit])
+        name: "runs", abstract: "List runs, newest first.",
+        options: [CommonOptions.home, CommonOptions.store, Self.format, Self.limit])
 
     static func time(_ seconds: Double?) -> String {
         guard let seconds else { return "-" }
@@ -19,7 +20,7 @@ struct RunsCommand: Command {
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = RunHome(arguments, context: context)
         let runs: [RunRecord]
-        if FileManager.default.fileExists(atPath: home.storePath) {
+        if home.storeExists {
             runs = try await home.openStore().allRuns(limit: arguments.integer(Self.limit) ?? 50)
         } else {
             runs = []

@@ -8,7 +8,8 @@ struct StatusCommand: Command {
     static let watch = OptionSpec.flag("watch", short: "w", help: "Refresh every second until the run stops.")
 
     let configuration = CommandConfiguration(
-        name: "status", abstract: "Show a run's progress per step.", options: [CommonOptions.home, Self.watch],
+        name: "status", abstract: "Show a run's progress per step.",
+        options: [CommonOptions.home, CommonOptions.store, Self.watch],
         arguments: [Self.run])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {

@@ -1,17 +1,34 @@
 import Foundation
 import Runner
 
-/// The parts of the home folder the run commands use: `runs.sqlite` (checkpoints) and `reports/`.
+/// The parts of the home folder the run commands use: the run store (`runs.sqlite`, unless `--store` or
+/// `$WALLETOPS_RUN_STORE` names another, such as a PostgreSQL URL) and `reports/`.
 struct RunHome {
     /// The home folder.
     let url: URL
+    /// The run store: a PostgreSQL URL or an SQLite file path.
+    let storeLocation: String
 
     init(_ arguments: ParsedArguments, context: Context) {
         url = arguments.homeDirectory(in: context)
+        if let store = arguments.value(CommonOptions.store)
+            ?? context.environment[CommonOptions.storeEnvironmentVariable],
+            !store.isEmpty
+        {
+            storeLocation = RunStore.isPostgresURL(store) ? store : context.fileURL(store).path
+        } else {
+            storeLocation = url.appendingPathComponent("runs.sqlite").path
+        }
     }
 
-    var storePath: String { url.appendingPathComponent("runs.sqlite").path }
+    /// The store's location as messages show it (a URL without its password).
+    var storeDisplay: String { RunStore.displayLocation(storeLocation) }
     var reportsURL: URL { url.appendingPathComponent("reports") }
+
+    /// Whether the store may hold runs: a server always may, a file when it exists.
+    var storeExists: Bool {
+        RunStore.isPostgresURL(storeLocation) || FileManager.default.fileExists(atPath: storeLocation)
+    }
 
     /// Creates the folder (mode 0700: it holds checkpoints and credentials) when missing.
     func create() throws {
@@ -28,20 +45,24 @@ struct RunHome {
         }
     }
 
-    /// Opens (creating) the run store.
+    /// Opens (creating and migrating) the run store.
     func openStore() throws -> RunStore {
         try create()
+        if storeLocation.contains("://"), !RunStore.isPostgresURL(storeLocation) {
+            throw CLIError.usage(
+                "the run store '\(storeDisplay)' is neither a PostgreSQL URL (postgresql://...) nor a file path")
+        }
         do {
-            return try RunStore(path: storePath)
+            return try RunStore(location: storeLocation)
         } catch {
-            throw CLIError.ioError("cannot open the run store \(storePath): \(error)")
+            throw CLIError.ioError("cannot open the run store \(storeDisplay): \(error)")
         }
     }
 
-    /// Opens the run store of a command that only reads: missing means there are no runs.
+    /// Opens the run store of a command that only reads: a missing file means there are no runs.
     func openExistingStore() throws -> RunStore {
-        guard FileManager.default.fileExists(atPath: storePath) else {
-            throw CLIError(.failure, "no run store at \(storePath) (no run has been started with this home)")
+        guard storeExists else {
+            throw CLIError(.failure, "no run store at \(storeDisplay) (no run has been started with this home)")
         }
         return try openStore()
     }
@@ -50,7 +71,7 @@ struct RunHome {
     func run(_ text: String, in store: RunStore) async throws -> RunRecord {
         guard let id = Int64(text) else { throw CLIError.usage("'\(text)' is not a run id (see 'walletops runs')") }
         guard let record = try await store.run(id: id) else {
-            throw CLIError(.failure, "no run \(id) in \(storePath)")
+            throw CLIError(.failure, "no run \(id) in \(storeDisplay)")
         }
         return record
     }

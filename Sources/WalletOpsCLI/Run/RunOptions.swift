@@ -20,7 +20,9 @@ enum RunOptions {
 
     /// The options every running command takes. `--core` is handed to the job actions (``ActionRequest/core``)
     /// and comes before a step's `core` parameter (`--var core=URL`) and `$WALLETOPS_CORE`.
-    static let running: [OptionSpec] = [CommonOptions.home, CommonOptions.core, logFormat, grace, progressInterval]
+    static let running: [OptionSpec] = [
+        CommonOptions.home, CommonOptions.store, CommonOptions.core, logFormat, grace, progressInterval,
+    ]
 
     static func duration(_ option: OptionSpec, in arguments: ParsedArguments) throws -> Duration {
         let text = arguments.value(option) ?? ""
@@ -45,13 +47,27 @@ enum RunOptions {
         return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    /// `walletops run <playbook> --var ... [--home H] [--core URL]`: the command that resumes a run.
-    static func resumeCommand(playbook: String, vars: [String], home: String?, core: URL? = nil) -> String {
+    /// `walletops run <playbook> --var ... [--home H] [--store URL] [--core URL]`: the command that resumes
+    /// a run (a store URL's password shown as `***`).
+    static func resumeCommand(
+        playbook: String, vars: [String], home: String?, store: String? = nil, core: URL? = nil
+    ) -> String {
         var words = ["walletops", "run", playbook]
         for assignment in vars { words += ["--var", assignment] }
         if let home { words += ["--home", home] }
+        if let store { words += ["--store", RunStore.displayLocation(store)] }
         if let core { words += ["--core", core.absoluteString] }
         return words.map(shellQuoted).joined(separator: " ")
+    }
+
+    /// The command line that ran this process, as the command that resumes it: without `drop`, and with
+    /// a store URL's password shown as `***` (the resume line is printed and stored with the run).
+    static func resumeCommand(arguments: [String], dropping drop: Set<String>) -> String {
+        let words = arguments.filter { !drop.contains($0) }.map { word in
+            if word.hasPrefix("--store=") { return "--store=" + RunStore.displayLocation(String(word.dropFirst(8))) }
+            return RunStore.displayLocation(word)
+        }
+        return (["walletops"] + words).map(shellQuoted).joined(separator: " ")
     }
 
     /// The execution of `prepared` with the options of `arguments`.

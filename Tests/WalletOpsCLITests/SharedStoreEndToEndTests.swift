@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The run commands on a PostgreSQL run store (`--store`, `$WALLETOPS_RUN_STORE`) through the built
+/// binary: two homes (two machines' worth of local state) see and resume the same runs, and a URL's
+/// password shows nowhere.
+@Suite(.serialized) struct SharedStoreEndToEndTests {
+    @Test func twoHomesShareTheRunsOfOneStore() throws {
+        let url = try TestPostgres.freshDatabase()
+        let space = try RunManagementEndToEndTests.flakySpace()
+        let run = try space.run(["run", "flaky.yaml", "--store", url])
+        #expect(run.status == 1, "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: space.home.appendingPathComponent("runs.sqlite").path))
+        let report = try #require(try PlaybookWorkspace.json(space.read("home/reports/1.json")) as? [String: Any])
+        let failed = try #require(report["failures_total"] as? Int)
+        #expect(failed > 0 && failed < 100)
+
+        // Another home, the store named by the environment: the same run, its counts and failures.
+        let other = ["WALLETOPS_HOME": space.url("other-home").path, "WALLETOPS_RUN_STORE": url]
+        let runs = try space.run(["runs", "--format", "json"], environment: other)
+        let list = try #require(try PlaybookWorkspace.json(runs.standardOutput) as? [[String: Any]])
+        #expect(list.count == 1, "\(runs)")
+        #expect(list.first?["failed"] as? Int == failed)
+        #expect(list.first?["succeeded"] as? Int == 100 - failed)
+        let status = try space.run(["status", "1"], environment: other)
+        #expect(status.standardOutput.contains("try   failed  100   100    \(100 - failed)"), "\(status)")
+        let csv = try space.run(["failures", "1", "--format", "csv"], environment: other)
+        #expect(csv.standardOutput.split(separator: "\r\n").count == failed + 1, "\(csv)")
+
+        // `retry` from the other home redoes only the failed rows, in the same run.
+        let retry = try space.run(["retry", "1"], environment: other)
+        #expect(retry.status == 0 || retry.status == 1, "\(retry)")
+        let again = try space.run(["runs", "--format", "json", "--store", url])
+        let after = try #require(try PlaybookWorkspace.json(again.standardOutput) as? [[String: Any]])
+        #expect(after.count == 1)
+        #expect((after.first?["failed"] as? Int ?? 100) < failed, "\(again)")
+        #expect(
+            (after.first?["succeeded"] as? Int ?? 0) + (after.first?["failed"] as? Int ?? 0) == 100, "\(again)")
+
+        usleep(20_000)
+        let pruned = try space.run(["prune", "--older-than", "10ms", "--store", url])
+        #expect(pruned.standardOutput == "pruned 1 run: 1\n", "\(pruned)")
+    }
+
+    @Test func aRunKilledOnOneHomeResumesFromAnotherAndAppendsEachKeyOnce() throws {
+        let url = try TestPostgres.freshDatabase()
+        let space = try PlaybookWorkspace()
+        let items = 20_000
+        try space.writeKeys("keys.csv", count: items)
+        try space.write(
+            "append.yaml",
+            """
+            name: append
+            concurrency: 8
+            inputs:
+              keys: {csv: keys.csv, columns: [id]}
+            steps:
+              - {id: append, action: append, for_each: keys, with: {path: out.txt}}
+
+            """)
+        space.environment["WALLETOPS_RUN_STORE"] = url
+        let first = try space.start(["run", "append.yaml"], tag: "first")
+        _ = space.wait(seconds: 60) { RunResumeEndToEndTests.appended(space) >= 5_000 || !first.isRunning }
+        #expect(first.isRunning, "killed mid-run")
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        // Another home: the run, its lock (a dead pid on this host) and its checkpoints are in the store.
+        let resumed = try space.run(["run", "append.yaml"], environment: ["WALLETOPS_HOME": space.url("other").path])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.standardError.contains("notice: run 1 of 'append' was locked by pid "), "\(resumed)")
+        #expect(resumed.standardOutput.contains("append  succeeded  \(items)  \(items)"), "\(resumed)")
+        let counts = space.lineCounts("out.txt")
+        #expect(counts.count == items, "every key appended")
+        #expect(counts.values.allSatisfy { $0 == 1 }, "\(counts.filter { $0.value > 1 }.count) keys appended twice")
+    }
+
+    @Test func aStorePasswordShowsInNoOutputOrRecord() throws {
+        let url = try TestPostgres.freshDatabase()
+        // The test server trusts loopback, so it lets in a URL with any password.
+        let secret = "pg-pass-7f3a9c"
+        let withPassword = url.replacingOccurrences(of: "postgres@", with: "postgres:\(secret)@")
+        #expect(withPassword != url)
+        let space = try PlaybookWorkspace()
+        try space.write("p.yaml", "name: p\nsteps:\n  - {id: a, action: fail, with: {class: permanent}}\n")
+        let run = try space.run(["run", "p.yaml", "--store", withPassword])
+        #expect(run.status == 2, "aborted by its failure budget: \(run)")
+        #expect(run.standardError.contains("walletops run p.yaml --store 'postgresql://postgres:***@"), "\(run)")
+        let status = try space.run(["status", "1", "--store", withPassword])
+        var seen = run.standardOutput + run.standardError + status.standardOutput + status.standardError
+        seen += space.read("home/reports/1.json") + space.read("home/reports/1.md")
+        let bad = try space.run(["runs", "--store", withPassword.replacingOccurrences(of: "/t_", with: "/none_")])
+        #expect(bad.status == 74, "\(bad)")
+        #expect(bad.standardError.contains("cannot open the run store postgresql://postgres:***@"), "\(bad)")
+        seen += bad.standardError
+        #expect(!seen.contains(secret))
+        let dump = try space.run(
+            [
+                "-c", "psql '\(url)' -At -c \"SELECT string_agg(t::text, ' ') FROM walletops.run_attributes t\"",
+            ], executable: "/bin/sh")
+        #expect(dump.standardOutput.contains("***"), "\(dump)")
+        #expect(!dump.standardOutput.contains(secret))
+    }
+}
