@@ -90,6 +90,13 @@ struct PostgresRunDatabase: RunDatabase {
         try connection.execute("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresRunDatabaseQueue.openingLock)])
     }
 
+    func currentTime() throws -> Double {
+        guard let text = try connection.execute("SELECT extract(epoch FROM clock_timestamp())::float8").scalar,
+            let seconds = Double(text)
+        else { throw RunStoreError(.database, runID: nil, "the PostgreSQL server returned no time") }
+        return seconds
+    }
+
     private static func parameter(_ value: StoreValue) -> PostgresValue {
         switch value {
         case .null: return .null

@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteKit
 
 /// The run store in one SQLite file: the embedded default (WAL, one writer connection).
@@ -57,6 +58,8 @@ struct SQLiteRunDatabase: RunDatabase {
 
     /// Nothing to take: the store's write transactions are immediate, so they already run one at a time.
     func lockRunsForOpening() throws {}
+
+    func currentTime() throws -> Double { Date().timeIntervalSince1970 }
 
     private func bound(_ sql: String, _ values: [StoreValue]) throws -> Statement {
         let statement = try db.cachedStatement(sql)

@@ -44,6 +44,8 @@ protocol RunDatabase {
     /// Serializes the transaction it is called in against every other one that calls it, across processes:
     /// opening a run reads then writes the runs of a playbook.
     func lockRunsForOpening() throws
+    /// The database's clock in Unix seconds (this machine's for a file).
+    func currentTime() throws -> Double
 }
 
 extension RunDatabase {

@@ -75,21 +75,31 @@ extension RunStore {
         }
     }
 
-    /// When `walletops due` last checked `playbook`'s schedule (Unix seconds), if ever.
-    public func lastScheduleCheck(playbook: String) async throws -> Double? {
-        try await queue.read { db in
-            try db.rows("SELECT checked_at FROM schedule_checks WHERE playbook = ?", [.text(playbook)]).first?[0].double
-        }
-    }
-
-    /// Records a schedule check of `playbook` at `time` (Unix seconds).
-    public func recordScheduleCheck(playbook: String, at time: Double) async throws {
+    /// Checks `playbook`'s schedule as of `time` (Unix seconds) and records the check, in one transaction
+    /// that every other check of the store waits for: of several processes checking the same schedule at
+    /// once (two cron hosts on one shared store), only the first to commit sees a fire time it has not
+    /// seen. `isDue(last, time)` decides from the last recorded check (`time - 60` the first time); the
+    /// recorded time never moves back, so a host whose clock is behind finds nothing due.
+    public func checkSchedule(
+        playbook: String, at time: Double, isDue: @escaping @Sendable (_ last: Double, _ now: Double) -> Bool
+    ) async throws -> Bool {
         try await queue.write { db in
+            try db.lockRunsForOpening()
+            let last = try db.rows("SELECT checked_at FROM schedule_checks WHERE playbook = ?", [.text(playbook)])
+                .first?[0].double
+            guard last.map({ time > $0 }) ?? true else { return false }
             try db.execute(
                 "INSERT INTO schedule_checks(playbook, checked_at) VALUES (?, ?) "
                     + "ON CONFLICT(playbook) DO UPDATE SET checked_at = excluded.checked_at",
                 [.text(playbook), .real(time)])
+            return isDue(last ?? time - 60, time)
         }
+    }
+
+    /// The store's clock (Unix seconds): PostgreSQL's when the store is shared, so that hosts whose
+    /// clocks differ agree on what time it is; this machine's for SQLite.
+    public func currentTime() async throws -> Double {
+        try await queue.read { db in try db.currentTime() }
     }
 
     /// Deletes finished runs (completed or abandoned) that ended before `cutoff` (Unix seconds), with

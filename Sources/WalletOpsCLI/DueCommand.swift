@@ -27,13 +27,13 @@ struct DueCommand: Command {
     }
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        var now = Date()
+        var given: Date?
         if let text = arguments.value(Self.now) {
             guard let parsed = ISO8601DateFormatter().date(from: text) else {
                 throw CLIError.usage(
                     "invalid value '\(text)' for '--now': expected an ISO 8601 time such as 2026-01-31T02:30:00Z")
             }
-            now = parsed
+            given = parsed
         }
         let folder = context.fileURL(arguments.argument(Self.directory)!)
         let names: [String]
@@ -45,6 +45,9 @@ struct DueCommand: Command {
         }
         let home = RunHome(arguments, context: context)
         let store = try home.openStore()
+        // The store's clock, so that hosts sharing a store agree on which fire times have passed.
+        var now = given ?? Date()
+        if given == nil { now = Date(timeIntervalSince1970: try await store.currentTime()) }
         var worst: Int32 = 0
         for name in names {
             let path = folder.appendingPathComponent(name).path
@@ -52,11 +55,11 @@ struct DueCommand: Command {
                 let playbook = try PreparedRun.load(
                     path: path, url: URL(fileURLWithPath: path), registry: registry, context: context)
                 guard let schedule = playbook.schedule else { return 0 }
-                let last =
-                    try await store.lastScheduleCheck(playbook: playbook.name).map { Date(timeIntervalSince1970: $0) }
-                    ?? now.addingTimeInterval(-60)
-                try await store.recordScheduleCheck(playbook: playbook.name, at: now.timeIntervalSince1970)
-                guard schedule.isDue(after: last, through: now) else {
+                let due = try await store.checkSchedule(playbook: playbook.name, at: now.timeIntervalSince1970) {
+                    last, time in
+                    schedule.isDue(after: Date(timeIntervalSince1970: last), through: Date(timeIntervalSince1970: time))
+                }
+                guard due else {
                     let next =
                         schedule.nextFireTime(after: now).map { ISO8601DateFormatter().string(from: $0) } ?? "never"
                     context.standardError.writeLine("\(name): '\(playbook.name)' not due (next at \(next))")

@@ -45,6 +45,32 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func ofManyChecksOfAScheduleAtOnceOneFindsItDue(_ kind: StoreKind) async throws
+    {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let place = try kind.location(in: dir)
+        let stores = try (0..<8).map { _ in try RunStore(location: place) }
+        let clock = try await stores[0].currentTime()
+        #expect(abs(clock - Date().timeIntervalSince1970) < 60, "the store's clock is about this machine's")
+        // A schedule that fired at 1000: every check from 1000 on, with a last check before it, is due.
+        for round in 0..<5 {
+            let base = 1_000 + Double(round) * 100
+            let due = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        try await store.checkSchedule(playbook: "sweep", at: base + Double(index) / 10) { last, now in
+                            last < base && base <= now
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(due == 1, "round \(round): \(due) checks found the firing due")
+        }
+        #expect(try await !stores[0].checkSchedule(playbook: "sweep", at: 10) { _, _ in true }, "time never goes back")
+    }
+
     @Test func placeholdersOutsideQuotesAreNumbered() {
         #expect(
             PostgresRunDatabase.numbered("SELECT ? , '?' , \"a?\" WHERE x = ? AND y IN (?, ?)")

@@ -101,4 +101,52 @@ import Testing
         #expect(dump.standardOutput.contains("***"), "\(dump)")
         #expect(!dump.standardOutput.contains(secret))
     }
+
+    @Test func twoHostsCheckingTheSameScheduleRunEachFiringOnce() throws {
+        let url = try TestPostgres.freshDatabase()
+        let space = try PlaybookWorkspace()
+        try FileManager.default.createDirectory(at: space.url("books"), withIntermediateDirectories: true)
+        try space.write(
+            "books/every5.yaml",
+            """
+            name: every5
+            schedule: "*/5 * * * *"
+            steps:
+              - {id: mark, action: append, with: {path: ticks.txt}}
+
+            """)
+        try FileManager.default.createDirectory(at: space.url("minutely"), withIntermediateDirectories: true)
+        try space.write(
+            "minutely/sweep.yaml",
+            """
+            name: sweep
+            schedule: "* * * * *"
+            steps:
+              - {id: mark, action: append, with: {path: sweeps.txt}}
+
+            """)
+        space.environment["WALLETOPS_RUN_STORE"] = url
+        // Each firing, two crontab lines on two hosts (two homes) start `due` at once, a second apart.
+        for minute in stride(from: 5, through: 25, by: 5) {
+            let times = [
+                "2026-01-01T00:\(String(format: "%02d", minute)):30Z",
+                "2026-01-01T00:\(String(format: "%02d", minute)):31Z",
+            ]
+            let hosts = try times.enumerated().map { index, time in
+                try space.start(
+                    ["due", "books", "--now", time, "--home", space.url("host\(index)").path], tag: "due\(index)")
+            }
+            for host in hosts { host.waitUntilExit() }
+            #expect(hosts.allSatisfy { $0.terminationStatus == 0 })
+            #expect(space.read("ticks.txt").split(separator: "\n").count == minute / 5, "firing at minute \(minute)")
+        }
+        // On the store's clock (no --now): the first check of a minutely schedule is due once.
+        let hosts = try (0..<2).map { index in
+            try space.start(["due", "minutely", "--home", space.url("host\(index)").path], tag: "minutely\(index)")
+        }
+        for host in hosts { host.waitUntilExit() }
+        #expect(space.read("sweeps.txt") == "-\n", "\(space.read("minutely0.err")) \(space.read("minutely1.err"))")
+        let runs = try space.run(["runs", "--format", "json"])
+        #expect((try PlaybookWorkspace.json(runs.standardOutput) as? [[String: Any]])?.count == 6, "\(runs)")
+    }
 }
