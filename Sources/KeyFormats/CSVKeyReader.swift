@@ -128,6 +128,8 @@ public final class CSVKeyReader {
     private var fieldLength = 0
     private var fieldWasQuoted = false
     private var problem: KeyFormatError?
+    /// False while ``skipRow()`` reads a row: its cells are not kept (nor, so, wiped).
+    private var keepsCells = true
     private var recordLine = 1
 
     /// The most bytes this reader has held at once in its chunk, key scratch and cell buffers.
@@ -208,6 +210,8 @@ public final class CSVKeyReader {
     /// of the file. For rows a resumed run finished, which it needs only to count; a whole-file error (a
     /// quote never closed) still throws.
     public func skipRow() throws(KeyFormatError) -> Int? {
+        keepsCells = false
+        defer { keepsCells = true }
         guard try nextDataRecord() != nil else { return nil }
         resetRecord()
         return rowCount
@@ -402,6 +406,7 @@ public final class CSVKeyReader {
     private func append(_ byte: UInt8, _ isHeader: Bool) {
         fieldLength += 1
         if !ASCII.isWhitespace(byte) { recordHasContent = true }
+        if !keepsCells && !isHeader { return }
         if isHeader {
             if headerCells.count <= fieldIndex { headerCells.append(Self.newHeaderCell()) }
             guard fieldLength <= Self.maximumFieldBytes else {
@@ -444,7 +449,7 @@ public final class CSVKeyReader {
         let before = fieldLength
         fieldLength += run.count
         if !recordHasContent && run.contains(where: { !ASCII.isWhitespace($0) }) { recordHasContent = true }
-        guard let column = fieldColumn else { return }  // an ignored column: not kept
+        guard keepsCells, let column = fieldColumn else { return }  // a skipped row or an ignored column
         if column.isSecret {
             let slot = column.slot
             let length = secretLength[slot]
