@@ -97,6 +97,8 @@ struct PostgresRunDatabase: RunDatabase {
         return seconds
     }
 
+    var claimClause: String { " FOR UPDATE SKIP LOCKED" }
+
     private static func parameter(_ value: StoreValue) -> PostgresValue {
         switch value {
         case .null: return .null

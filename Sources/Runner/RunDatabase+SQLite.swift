@@ -61,6 +61,8 @@ struct SQLiteRunDatabase: RunDatabase {
 
     func currentTime() throws -> Double { Date().timeIntervalSince1970 }
 
+    var claimClause: String { "" }
+
     private func bound(_ sql: String, _ values: [StoreValue]) throws -> Statement {
         let statement = try db.cachedStatement(sql)
         try Self.bind(statement, values)

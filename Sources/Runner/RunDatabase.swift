@@ -46,6 +46,9 @@ protocol RunDatabase {
     func lockRunsForOpening() throws
     /// The database's clock in Unix seconds (this machine's for a file).
     func currentTime() throws -> Double
+    /// What a `SELECT` of rows to claim ends with: `FOR UPDATE SKIP LOCKED` where transactions run side by
+    /// side (PostgreSQL), nothing where writers run one at a time (SQLite).
+    var claimClause: String { get }
 }
 
 extension RunDatabase {

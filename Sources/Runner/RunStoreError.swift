@@ -13,6 +13,9 @@ public struct RunStoreError: Error, Sendable, Equatable, CustomStringConvertible
         /// The run was checkpointed by an older version (one row per item, no watermarks): it cannot be
         /// resumed or retried; start it fresh.
         case olderCheckpointFormat
+        /// A chunk lease's epoch moved on (another worker took the chunk after this one's lease lapsed), or
+        /// the chunk is done: the write was refused and nothing of it happened.
+        case leaseLost
     }
 
     /// The kind of failure.

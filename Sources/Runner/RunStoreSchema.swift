@@ -111,6 +111,28 @@ enum RunStoreSchema {
                   byte_offset INTEGER NOT NULL,
                   PRIMARY KEY(run_id, step, sink)) WITHOUT ROWID;
                 """),
+        // Chunk leases (docs/engine.md "Chunk leases"): a step's items in chunks of a fixed size that
+        // workers claim, each claim raising the chunk's epoch (its fencing token), in database time.
+        .init(
+            "chunk-leases",
+            sql: """
+                CREATE TABLE step_chunking(
+                  run_id INTEGER NOT NULL,
+                  step TEXT NOT NULL,
+                  chunk_size INTEGER NOT NULL,
+                  total INTEGER,
+                  next_chunk INTEGER NOT NULL DEFAULT 0,
+                  PRIMARY KEY(run_id, step)) WITHOUT ROWID;
+                CREATE TABLE chunk_leases(
+                  run_id INTEGER NOT NULL,
+                  step TEXT NOT NULL,
+                  chunk INTEGER NOT NULL,
+                  state TEXT NOT NULL,
+                  epoch INTEGER NOT NULL,
+                  owner TEXT NOT NULL,
+                  lease_until REAL NOT NULL,
+                  PRIMARY KEY(run_id, step, chunk)) WITHOUT ROWID;
+                """),
     ]
 
     /// PostgreSQL's: in the schema `walletops`, times as `double precision` Unix seconds like SQLite's
@@ -216,6 +238,27 @@ enum RunStoreSchema {
               position BIGINT NOT NULL,
               byte_offset BIGINT NOT NULL,
               PRIMARY KEY(run_id, step, sink));
+            """
+        ),
+        (
+            "chunk-leases",
+            """
+            CREATE TABLE step_chunking(
+              run_id BIGINT NOT NULL,
+              step TEXT COLLATE "C" NOT NULL,
+              chunk_size BIGINT NOT NULL,
+              total BIGINT,
+              next_chunk BIGINT NOT NULL DEFAULT 0,
+              PRIMARY KEY(run_id, step));
+            CREATE TABLE chunk_leases(
+              run_id BIGINT NOT NULL,
+              step TEXT COLLATE "C" NOT NULL,
+              chunk BIGINT NOT NULL,
+              state TEXT NOT NULL,
+              epoch BIGINT NOT NULL,
+              owner TEXT NOT NULL,
+              lease_until DOUBLE PRECISION NOT NULL,
+              PRIMARY KEY(run_id, step, chunk));
             """
         ),
     ]

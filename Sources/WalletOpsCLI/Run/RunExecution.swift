@@ -188,6 +188,10 @@ struct RunExecution {
         case .noRunToRetry, .olderCheckpointFormat:
             context.standardError.writeLine("Error: \(error.message)")
             return ExitCode.failure.rawValue
+        case .leaseLost:
+            // Another worker holds the chunk now: this one stops, the run goes on there.
+            context.standardError.writeLine("Error: \(error.message)")
+            return ExitCode.temporaryFailure.rawValue
         case .database:
             context.standardError.writeLine("Error: \(error.message)")
             return ExitCode.ioError.rawValue

@@ -1,0 +1,237 @@
+import Foundation
+
+/// A worker's claim on one chunk of a step's items (positions `first ..< first + count`), good while the
+/// chunk's epoch is still `epoch`: every claim raises the epoch, so a holder that lost the chunk (its lease
+/// expired and another worker took it) is refused on its next write, whatever its own clock says.
+public struct ChunkLease: Sendable, Equatable {
+    /// The run.
+    public var runID: Int64
+    /// The step.
+    public var step: String
+    /// The chunk's index: its items are at positions `chunk * chunkSize` up to the next chunk's.
+    public var chunk: Int
+    /// The step's chunk size, in items.
+    public var chunkSize: Int
+    /// The fencing token: the number of claims of this chunk so far.
+    public var epoch: Int64
+    /// Who holds it (`host:pid:...`), for `status` and the events.
+    public var owner: String
+    /// True when an earlier holder's lease lapsed on it: the items that holder had in flight are probed
+    /// (the intent/probe protocol) before anything is sent again.
+    public var isRescue: Bool
+
+    /// The positions of the chunk's items (the last chunk may hold fewer).
+    public var positions: Range<Int> { chunk * chunkSize..<(chunk + 1) * chunkSize }
+}
+
+/// Chunk leases (docs/engine.md "Chunk leases"): how several workers, on one machine or several sharing a
+/// PostgreSQL store, split a step's items. All times are the database's, never a worker's clock.
+extension RunStore {
+    /// Declares that `step` of run `runID` is worked in chunks of `chunkSize` items, `total` of them in
+    /// all when known. The first declaration wins (workers joining later find it); a known total is kept.
+    public func prepareChunks(runID: Int64, step: String, chunkSize: Int, total: Int?) async throws {
+        precondition(chunkSize > 0, "a chunk holds at least one item")
+        try await queue.write { db in
+            try db.execute(
+                "INSERT INTO step_chunking(run_id, step, chunk_size, total) VALUES (?, ?, ?, ?) "
+                    + "ON CONFLICT(run_id, step) DO UPDATE SET total = coalesce(step_chunking.total, excluded.total)",
+                [.integer(runID), .text(step), StoreValue(chunkSize), total.map { StoreValue($0) } ?? .null])
+        }
+    }
+
+    /// Records that `step` has `total` items (a worker found the end of its input).
+    public func setChunkTotal(runID: Int64, step: String, total: Int) async throws {
+        try await queue.write { db in
+            try db.execute(
+                "UPDATE step_chunking SET total = ? WHERE run_id = ? AND step = ?",
+                [StoreValue(total), .integer(runID), .text(step)])
+        }
+    }
+
+    /// Claims a chunk of `step` for `owner` until `lease` from now: first a chunk whose holder's lease
+    /// lapsed (the lowest), else the next chunk never claimed; nil when every chunk is done or held.
+    ///
+    /// A lapsed chunk is taken with a guarded update (still running, still lapsed, the epoch it was seen
+    /// at), so a holder that completed it in the meantime keeps its completion. Rows are claimed with
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL: claimers never wait on each other's candidates.
+    public func claimChunk(runID: Int64, step: String, owner: String, lease: Duration) async throws -> ChunkLease? {
+        try await queue.write { db in
+            guard
+                let chunking = try db.rows(
+                    "SELECT chunk_size FROM step_chunking WHERE run_id = ? AND step = ?",
+                    [.integer(runID), .text(step)]
+                ).first, let size = chunking[0].int64.map(Int.init)
+            else {
+                throw RunStoreError(.database, runID: runID, "step '\(step)' of run \(runID) is not worked in chunks")
+            }
+            let now = try db.currentTime()
+            let until = now + lease.seconds
+            let lapsed = try db.rows(
+                "SELECT chunk, epoch FROM chunk_leases WHERE run_id = ? AND step = ? AND state = 'running' "
+                    + "AND lease_until < ? ORDER BY chunk LIMIT 1" + db.claimClause,
+                [.integer(runID), .text(step), .real(now)])
+            if let row = lapsed.first, let chunk = row[0].int64, let epoch = row[1].int64 {
+                let taken = try db.execute(
+                    """
+                    UPDATE chunk_leases SET epoch = epoch + 1, owner = ?, lease_until = ?
+                    WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? AND state = 'running' AND lease_until < ?
+                    """,
+                    [
+                        .text(owner), .real(until), .integer(runID), .text(step), .integer(chunk), .integer(epoch),
+                        .real(now),
+                    ])
+                if taken == 1 {
+                    try Self.event(
+                        db, runID: runID, kind: "chunk-rescued", step: step,
+                        message: "chunk \(chunk) at epoch \(epoch + 1) by \(owner)")
+                    return ChunkLease(
+                        runID: runID, step: step, chunk: Int(chunk), chunkSize: size, epoch: epoch + 1, owner: owner,
+                        isRescue: true)
+                }
+            }
+            let next = try db.rows(
+                """
+                UPDATE step_chunking SET next_chunk = next_chunk + 1
+                WHERE run_id = ? AND step = ? AND (total IS NULL OR next_chunk * chunk_size < total)
+                RETURNING next_chunk - 1
+                """, [.integer(runID), .text(step)])
+            guard let chunk = next.first?[0].int64 else { return nil }
+            try db.execute(
+                "INSERT INTO chunk_leases(run_id, step, chunk, state, epoch, owner, lease_until) "
+                    + "VALUES (?, ?, ?, 'running', 1, ?, ?)",
+                [.integer(runID), .text(step), .integer(chunk), .text(owner), .real(until)])
+            return ChunkLease(
+                runID: runID, step: step, chunk: Int(chunk), chunkSize: size, epoch: 1, owner: owner, isRescue: false)
+        }
+    }
+
+    /// Extends `lease` to `duration` from now (database time). False, with nothing changed, when the
+    /// chunk's epoch moved on or it is done: the holder must stop working on it.
+    public func renew(_ lease: ChunkLease, for duration: Duration) async throws -> Bool {
+        try await queue.write { db in try Self.fence(db, lease, extendingBy: duration) }
+    }
+
+    /// Runs `body` in one transaction with `lease`'s chunk row locked, after checking that the epoch is
+    /// still `lease.epoch` (and extending the lease by `duration`): the writes of a holder that lost its
+    /// chunk never happen. Every write of a leased chunk (its intents, its outcomes) goes through here.
+    ///
+    /// - Throws: ``RunStoreError`` `.leaseLost` (nothing written) when the chunk is no longer this lease's.
+    public func fenced<T: Sendable>(
+        _ lease: ChunkLease, extendingBy duration: Duration,
+        _ body: @escaping @Sendable (_ write: LeasedWrite) throws -> T
+    ) async throws -> T {
+        try await queue.write { db in
+            guard try Self.fence(db, lease, extendingBy: duration) else { throw Self.leaseLost(lease) }
+            return try body(LeasedWrite(db: db, lease: lease))
+        }
+    }
+
+    /// Marks `lease`'s chunk done, with `updates` (its items' outcomes) written in the same transaction,
+    /// only while the epoch holds.
+    ///
+    /// - Throws: ``RunStoreError`` `.leaseLost` (nothing written) when the chunk is no longer this lease's.
+    public func complete(_ lease: ChunkLease, updates: [ItemOutcomeRow]) async throws {
+        try await queue.write { db in
+            let done = try db.execute(
+                "UPDATE chunk_leases SET state = 'done' WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? "
+                    + "AND state = 'running'",
+                [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), .integer(lease.epoch)])
+            guard done == 1 else { throw Self.leaseLost(lease) }
+            try LeasedWrite(db: db, lease: lease).write(updates)
+        }
+    }
+
+    /// The chunks of `step` by state and their holders, for `status` and tests.
+    public func chunks(runID: Int64, step: String) async throws -> [(
+        chunk: Int, state: String, epoch: Int64, owner: String
+    )] {
+        try await queue.read { db in
+            try db.rows(
+                "SELECT chunk, state, epoch, owner FROM chunk_leases WHERE run_id = ? AND step = ? ORDER BY chunk",
+                [.integer(runID), .text(step)]
+            ).map { ($0[0].int, $0[1].string ?? "", $0[2].int64 ?? 0, $0[3].string ?? "") }
+        }
+    }
+
+    /// The number of leading items of `step` whose chunks are all done: every item below it is settled.
+    public func leasedWatermark(runID: Int64, step: String) async throws -> Int {
+        try await queue.read { db in
+            guard
+                let row = try db.rows(
+                    "SELECT chunk_size, total, next_chunk FROM step_chunking WHERE run_id = ? AND step = ?",
+                    [.integer(runID), .text(step)]
+                ).first
+            else { return 0 }
+            let size = row[0].int
+            let open = try db.scalarInt(
+                "SELECT min(chunk) FROM chunk_leases WHERE run_id = ? AND step = ? AND state <> 'done'",
+                [.integer(runID), .text(step)])
+            let chunks = open.map(Int.init) ?? row[2].int
+            let items = chunks * size
+            return row[1].int64.map { min(items, Int($0)) } ?? items
+        }
+    }
+
+    private static func fence(_ db: any RunDatabase, _ lease: ChunkLease, extendingBy duration: Duration) throws
+        -> Bool
+    {
+        let until = try db.currentTime() + duration.seconds
+        return try db.execute(
+            "UPDATE chunk_leases SET lease_until = ? WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? "
+                + "AND state = 'running'",
+            [.real(until), .integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), .integer(lease.epoch)])
+            == 1
+    }
+
+    private static func leaseLost(_ lease: ChunkLease) -> RunStoreError {
+        RunStoreError(
+            .leaseLost, runID: lease.runID,
+            "chunk \(lease.chunk) of step '\(lease.step)' is no longer held at epoch \(lease.epoch) by \(lease.owner)")
+    }
+}
+
+/// One item's outcome as a leased chunk writes it: a row of the run's items.
+public struct ItemOutcomeRow: Sendable, Equatable {
+    public var key: String
+    /// The item's position in its step's input.
+    public var index: Int
+    public var state: ItemState
+    public var attempts: Int
+    public var errorClass: String?
+    public var message: String?
+    public var resultJSON: String?
+
+    public init(
+        key: String, index: Int, state: ItemState, attempts: Int = 1, errorClass: String? = nil,
+        message: String? = nil, resultJSON: String? = nil
+    ) {
+        self.key = key
+        self.index = index
+        self.state = state
+        self.attempts = attempts
+        self.errorClass = errorClass
+        self.message = message
+        self.resultJSON = resultJSON
+    }
+}
+
+/// The writes a fenced transaction may make for its chunk.
+public struct LeasedWrite {
+    let db: any RunDatabase
+    let lease: ChunkLease
+
+    /// Writes (or overwrites) the rows of `outcomes`.
+    public func write(_ outcomes: [ItemOutcomeRow]) throws {
+        guard !outcomes.isEmpty else { return }
+        let now = try db.currentTime()
+        try db.executeEach(
+            RunHandle.upsertSQL,
+            outcomes.map { outcome in
+                [
+                    .integer(lease.runID), .text(lease.step), .text(outcome.key), .text(outcome.state.rawValue),
+                    StoreValue(outcome.attempts), StoreValue(outcome.errorClass), StoreValue(outcome.message),
+                    StoreValue(outcome.resultJSON), .null, .real(now), StoreValue(outcome.index),
+                ]
+            })
+    }
+}
