@@ -135,7 +135,7 @@ struct PlaybookDecoder {
             varNames.insert(name)
             let what = "var '\(name)'"
             guard let fields = mapping(pair.value, what) else { continue }
-            checkKeys(fields, allowed: ["type", "default", "required", "choices", "description"], in: what)
+            checkKeys(fields, allowed: ["type", "default", "required", "choices", "description", "identity"], in: what)
             var type = VarType.string
             let choices = pair.value["choices"].flatMap { stringList($0, "choices") } ?? []
             if let t = pair.value["type"] {
@@ -168,6 +168,7 @@ struct PlaybookDecoder {
             out[name] = VarDeclaration(
                 name: name, type: type, choices: choices, defaultValue: defaultValue, required: required,
                 description: pair.value["description"].flatMap { string($0, "description") },
+                changesWork: pair.value["identity"].flatMap { bool($0, "identity") } ?? true,
                 location: pair.key.location)
         }
         return out
@@ -324,13 +325,25 @@ struct PlaybookDecoder {
         }
         if node.scalar != nil { return LockPolicy(mode: mode(node) ?? .fail) }
         guard let fields = mapping(node, "lock") else { return LockPolicy() }
-        checkKeys(fields, allowed: ["policy", "timeout"], in: "lock")
+        checkKeys(fields, allowed: ["policy", "timeout", "scope"], in: "lock")
         let m = node["policy"].flatMap(mode) ?? .fail
         let timeout = node["timeout"].flatMap { duration($0, "timeout") }
         if timeout != nil, m != .wait {
             sink.error(node["timeout"]!.location, "'timeout' only applies to lock policy 'wait'")
         }
-        return LockPolicy(mode: m, timeout: timeout)
+        var scope = LockPolicy.Scope.identity
+        if let n = node["scope"], let text = string(n, "scope") {
+            if let parsed = LockPolicy.Scope(rawValue: text) {
+                scope = parsed
+            } else {
+                let names = LockPolicy.Scope.allCases.map(\.rawValue)
+                sink.error(
+                    n.location,
+                    "unknown lock scope '\(text)'; use one of \(names.joined(separator: ", "))"
+                        + Suggestion.didYouMean(text, in: names))
+            }
+        }
+        return LockPolicy(mode: m, timeout: timeout, scope: scope)
     }
 
     // MARK: - Steps

@@ -12,6 +12,9 @@ public struct VarDeclaration: Sendable, Hashable {
     public var required: Bool
     /// Free text shown by `walletops describe`.
     public var description: String?
+    /// Whether the var is part of what a run does (`identity: false`: it does not change the work, such
+    /// as how many requests are in flight or how many rows a chunk holds; a resume may change it).
+    public var changesWork: Bool = true
     /// Where it was declared.
     public var location: SourceLocation
 }

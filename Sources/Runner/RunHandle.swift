@@ -12,14 +12,19 @@ public final class RunHandle: Sendable {
     /// True when failed items are to be run again.
     public let retryFailed: Bool
 
+    /// The other unfinished runs of the playbook, left as they are (other work, or another run of it),
+    /// with what differs: for the notice that names them and how to return to them.
+    public let otherUnfinished: [UnfinishedRun]
+
     /// The watermarks this handle has committed (flushes run on the database queue, one at a time).
     let writtenMarks = Mutex<[String: Int]>([:])
 
-    init(store: RunStore, runID: Int64, isResumed: Bool, retryFailed: Bool) {
+    init(store: RunStore, runID: Int64, isResumed: Bool, retryFailed: Bool, otherUnfinished: [UnfinishedRun] = []) {
         self.store = store
         self.runID = runID
         self.isResumed = isResumed
         self.retryFailed = retryFailed
+        self.otherUnfinished = otherUnfinished
     }
 
     /// The checkpointed state of an item found at resume.
@@ -258,4 +263,12 @@ public final class RunHandle: Sendable {
                 db, runID: runID, kind: "finished", message: status.rawValue + (message.map { ": \($0)" } ?? ""))
         }
     }
+}
+
+/// An unfinished run that opening another left as it is.
+public struct UnfinishedRun: Sendable, Equatable {
+    /// Its id.
+    public var id: Int64
+    /// How its work differs from the opened run's (empty: the same work, e.g. under `--fresh`).
+    public var differences: [String]
 }

@@ -78,6 +78,7 @@ extension RunIdentity {
             vars: vars.mapValues { value in
                 if case .string(let text) = value { return text }
                 return value.json
-            })
+            },
+            looseVars: Set(playbook.vars.values.filter { !$0.changesWork }.map(\.name)))
     }
 }

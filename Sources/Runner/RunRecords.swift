@@ -42,19 +42,24 @@ public struct RunIdentity: Sendable, Equatable {
     public var inputFingerprints: [String: String]
     /// The run's variables, WITHOUT secret ones: they are stored in clear.
     public var vars: [String: String]
+    /// The vars that do not change the work (declared `identity: false`: how many requests in flight,
+    /// how many rows a chunk): kept with the run, but a resume may change them.
+    public var looseVars: Set<String>
 
     /// Creates an identity.
     public init(
         playbookName: String, playbookHash: String, inputFingerprints: [String: String] = [:],
-        vars: [String: String] = [:]
+        vars: [String: String] = [:], looseVars: Set<String> = []
     ) {
         self.playbookName = playbookName
         self.playbookHash = playbookHash
         self.inputFingerprints = inputFingerprints
         self.vars = vars
+        self.looseVars = looseVars
     }
 
-    /// What differs from `other`, in words ("playbook changed", "input 'keys' changed", ...).
+    /// What differs from `other` in the work, in words ("the playbook changed", "input 'keys' changed",
+    /// "variable 'output' changed"): the vars of ``looseVars`` never count.
     public func differences(from other: RunIdentity) -> [String] {
         var out: [String] = []
         if playbookHash != other.playbookHash { out.append("the playbook changed") }
@@ -62,10 +67,29 @@ public struct RunIdentity: Sendable, Equatable {
         where inputFingerprints[name] != other.inputFingerprints[name] {
             out.append("input '\(name)' changed")
         }
-        for name in Set(vars.keys).union(other.vars.keys).sorted() where vars[name] != other.vars[name] {
+        for name in Set(vars.keys).union(other.vars.keys).sorted()
+        where vars[name] != other.vars[name] && !looseVars.contains(name) {
             out.append("variable '\(name)' changed")
         }
         return out
+    }
+
+    /// What the work is, as a key the store finds runs by: a hash of the playbook's name and text, the
+    /// inputs' fingerprints and the vars that change the work, in a fixed order. Runs with the same key
+    /// are the same work (a found run is then compared in full, so a collision cannot resume another).
+    public var key: String {
+        var hash = KeysHash.initial
+        hash = KeysHash.adding(playbookName, to: hash)
+        hash = KeysHash.adding(playbookHash, to: hash)
+        for name in inputFingerprints.keys.sorted() {
+            hash = KeysHash.adding("input:" + name, to: hash)
+            hash = KeysHash.adding(inputFingerprints[name] ?? "", to: hash)
+        }
+        for name in vars.keys.sorted() where !looseVars.contains(name) {
+            hash = KeysHash.adding("var:" + name, to: hash)
+            hash = KeysHash.adding(vars[name] ?? "", to: hash)
+        }
+        return String(hash, radix: 16)
     }
 }
 

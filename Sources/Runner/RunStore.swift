@@ -80,6 +80,17 @@ public final class RunStore: Sendable {
         try await queue.read { db in try Self.latestRun(db, playbookName: playbookName, unfinishedOnly: true) }
     }
 
+    /// The latest unfinished run of the same work as `identity` (``RunIdentity/key``), if any.
+    public func findUnfinishedRun(identity: RunIdentity) async throws -> RunRecord? {
+        try await queue.read { db in
+            try Self.runs(
+                db,
+                where: "playbook_name = ? AND identity_key = ? AND status IN ('running','interrupted','aborted') "
+                    + "ORDER BY id DESC LIMIT 1", [.text(identity.playbookName), .text(identity.key)]
+            ).first
+        }
+    }
+
     /// The run with `id`.
     public func run(id: Int64) async throws -> RunRecord? {
         try await queue.read { db in

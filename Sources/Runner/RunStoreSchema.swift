@@ -133,6 +133,15 @@ enum RunStoreSchema {
                   lease_until REAL NOT NULL,
                   PRIMARY KEY(run_id, step, chunk)) WITHOUT ROWID;
                 """),
+        // Runs found by what they do (docs/engine.md "Runs, identity, locks"): the key of the playbook,
+        // its inputs and the vars that change the work. Runs of older versions have none: they are
+        // resumed only by id (`--resume N`) or with `--accept-changes`.
+        .init(
+            "run-identity-keys",
+            sql: """
+                ALTER TABLE runs ADD COLUMN identity_key TEXT;
+                CREATE INDEX runs_by_identity ON runs(playbook_name, identity_key, id);
+                """),
     ]
 
     /// PostgreSQL's: in the schema `walletops`, times as `double precision` Unix seconds like SQLite's
@@ -259,6 +268,13 @@ enum RunStoreSchema {
               owner TEXT NOT NULL,
               lease_until DOUBLE PRECISION NOT NULL,
               PRIMARY KEY(run_id, step, chunk));
+            """
+        ),
+        (
+            "run-identity-keys",
+            """
+            ALTER TABLE runs ADD COLUMN identity_key TEXT;
+            CREATE INDEX runs_by_identity ON runs(playbook_name, identity_key, id);
             """
         ),
     ]

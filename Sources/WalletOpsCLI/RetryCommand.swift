@@ -12,7 +12,7 @@ struct RetryCommand: Command {
             discussion: """
                 Reloads the run's playbook with the vars it was run with; the playbook and its inputs must
                 not have changed. Succeeded and rejected items are left as they are; in-doubt failures are
-                probed first. Only the latest run of a playbook can be retried.
+                probed first. Any run that was not abandoned can be retried, finished or not.
                 """,
             options: RunOptions.running, arguments: [StatusCommand.run])
     }
@@ -22,15 +22,6 @@ struct RetryCommand: Command {
             let home = RunHome(arguments, context: context)
             let store = try home.openExistingStore()
             let record = try await home.run(arguments.argument(StatusCommand.run)!, in: store)
-            let latest = try await store.runs(playbookName: record.identity.playbookName).last {
-                $0.status != .abandoned
-            }
-            guard latest?.id == record.id else {
-                throw CLIError(
-                    .failure,
-                    "run \(record.id) is not the latest run of '\(record.identity.playbookName)' (run \(latest.map { String($0.id) } ?? "?") is)"
-                )
-            }
             let attributes = try await store.attributes(runID: record.id)
             guard let path = attributes["playbook"] else {
                 throw CLIError(.failure, "run \(record.id) does not record its playbook file")
@@ -45,10 +36,13 @@ struct RetryCommand: Command {
             // Failed items stay failed when a retry is interrupted, so the retry itself is what resumes.
             var words = ["walletops", "retry", String(record.id)]
             if let home = arguments.value(CommonOptions.home) { words += ["--home", context.fileURL(home).path] }
+            if let store = arguments.value(CommonOptions.store) {
+                words += ["--store", RunStore.displayLocation(store)]
+            }
             if let core { words += ["--core", core.absoluteString] }
             let resume = words.map(RunOptions.shellQuoted).joined(separator: " ")
             return try await RunOptions.execution(
-                prepared, mode: .retryFailed, arguments: arguments, context: context, resumeCommand: resume
+                prepared, mode: .retry(runID: record.id), arguments: arguments, context: context, resumeCommand: resume
             ).execute()
         }
     }

@@ -7,6 +7,9 @@ struct RunCommand: Command {
     static let fresh = OptionSpec.flag("fresh", help: "Start a new run even if an unfinished one exists.")
     static let acceptChanges = OptionSpec.flag(
         "accept-changes", help: "Resume even though the playbook, an input or a var changed since.")
+    static let resume = OptionSpec.option(
+        "resume", valueName: "run", help: "Resume this unfinished run (an id from 'walletops runs').",
+        type: .integer(min: 1))
     static let concurrency = OptionSpec.option(
         "concurrency", valueName: "n", help: "Items in flight across all steps (overrides the playbook).",
         type: .integer(min: 1, max: 4096))
@@ -19,16 +22,19 @@ struct RunCommand: Command {
         CommandConfiguration(
             name: "run", abstract: "Run a playbook, or resume its unfinished run.",
             discussion: """
-                Items are checkpointed in <home>/runs.sqlite. Running the same command again
-                resumes the unfinished run of the playbook; it refuses when the playbook, an
-                input or a var changed since, unless --accept-changes. SIGINT/SIGTERM stop
+                Items are checkpointed in the run store (<home>/runs.sqlite, or --store). A run is
+                what it does: the playbook, its inputs and the vars that change the work. Running
+                the same command again resumes the unfinished run of the same work; other work
+                starts a new run and names the unfinished one it leaves (--resume N returns to it,
+                --accept-changes resumes the latest whatever changed). SIGINT/SIGTERM stop
                 gracefully (exit 75, resumable); a second signal stops at once.
                 Exit codes: 0 every item succeeded, 1 some items failed or were rejected,
                 2 aborted (failure budget, fatal error), 64 invalid command line or playbook,
                 75 locked by another run or interrupted (run the same command again).
                 A report is written to <home>/reports/<run-id>.json and .md.
                 """,
-            options: [RunOptions.variable, Self.fresh, Self.acceptChanges, Self.concurrency] + RunOptions.running,
+            options: [RunOptions.variable, Self.fresh, Self.acceptChanges, Self.resume, Self.concurrency]
+                + RunOptions.running,
             arguments: [RunOptions.playbook])
     }
 
@@ -43,9 +49,14 @@ struct RunCommand: Command {
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry, isJSON: isJSON,
                 concurrency: arguments.integer(Self.concurrency), core: arguments.coreURL)
-            let mode: RunStore.OpenMode =
-                arguments.count(Self.fresh) > 0
-                ? .fresh : .resumeOrStart(acceptChanges: arguments.count(Self.acceptChanges) > 0)
+            let accept = arguments.count(Self.acceptChanges) > 0
+            let mode: RunStore.OpenMode
+            if let runID = arguments.integer(Self.resume) {
+                if arguments.count(Self.fresh) > 0 { throw CLIError.usage("--fresh and --resume cannot be combined") }
+                mode = .resume(runID: Int64(runID), acceptChanges: accept)
+            } else {
+                mode = arguments.count(Self.fresh) > 0 ? .fresh : .resumeOrStart(acceptChanges: accept)
+            }
             let resume = RunOptions.resumeCommand(
                 arguments: Array(ProcessInfo.processInfo.arguments.dropFirst()),
                 dropping: ["--fresh", "--accept-changes"])

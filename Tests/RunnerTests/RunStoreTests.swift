@@ -66,33 +66,93 @@ func deadPID() throws -> Int32 {
         #expect(events == ["started", "lock-takeover", "resumed"])
     }
 
-    @Test(arguments: StoreKind.allCases) func changedIdentityRefusesResumeUnlessAccepted(_ kind: StoreKind) async throws
+    @Test(arguments: StoreKind.allCases) func otherWorkStartsANewRunAndNamesTheUnfinishedOne(_ kind: StoreKind)
+        async throws
     {
         let dir = try TempDirectory()
         defer { dir.remove() }
         let place = try kind.location(in: dir)
-        let dead = try deadPID()
-        let crashed = try RunStore(location: place, pid: dead)
+        let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(identity)
         let store = try RunStore(location: place)
         var changed = identity
         changed.inputFingerprints["keys"] = "sha256:bb"
         changed.vars["chain"] = "2"
+        let other = try await store.openRun(changed)
+        #expect(other.runID != old.runID && !other.isResumed)
+        #expect(
+            other.otherUnfinished
+                == [UnfinishedRun(id: old.runID, differences: ["input 'keys' changed", "variable 'chain' changed"])])
+        #expect(try await store.run(id: old.runID)?.status == .running, "left as it is")
+        try await other.finish(status: .interrupted, message: nil)
+        // The same work again resumes its own run, not the other.
+        let again = try await store.openRun(changed)
+        #expect(again.runID == other.runID && again.isResumed)
+        try await again.finish(status: .interrupted, message: nil)
+        // Back to the first run by id: refused while the work differs, unless accepted.
         do {
-            _ = try await store.openRun(changed)
+            _ = try await store.openRun(changed, mode: .resume(runID: old.runID, acceptChanges: false))
             Issue.record("resumed a changed run")
         } catch let error as RunStoreError {
             #expect(error.code == .identityChanged(["input 'keys' changed", "variable 'chain' changed"]))
             #expect(error.exitCode == 2)
         }
-        let accepted = try await store.openRun(changed, mode: .resumeOrStart(acceptChanges: true))
-        #expect(accepted.runID == old.runID)
-        #expect(try await store.run(id: old.runID)?.identity == changed)
+        let accepted = try await store.openRun(changed, mode: .resume(runID: old.runID, acceptChanges: true))
+        #expect(accepted.runID == old.runID && accepted.isResumed)
+        #expect(try await store.run(id: old.runID)?.identity.vars == changed.vars)
         try await accepted.finish(status: .interrupted, message: nil)
         let fresh = try await store.openRun(changed, mode: .fresh)
-        #expect(fresh.runID != old.runID)
-        #expect(!fresh.isResumed)
-        #expect(try await store.run(id: old.runID)?.status == .abandoned)
+        #expect(fresh.runID != old.runID && fresh.runID != other.runID && !fresh.isResumed)
+        // Both runs now do the changed work: --fresh abandons the latest of them.
+        #expect(try await store.run(id: other.runID)?.status == .abandoned, "the latest run of the same work")
+        #expect(try await store.run(id: old.runID)?.status == .interrupted)
+    }
+
+    @Test(arguments: StoreKind.allCases) func varsThatDoNotChangeTheWorkNeverBlockAResume(_ kind: StoreKind)
+        async throws
+    {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let place = try kind.location(in: dir)
+        var eight = identity
+        eight.vars["parallel"] = "8"
+        eight.looseVars = ["parallel"]
+        let crashed = try RunStore(location: place, pid: try deadPID())
+        let old = try await crashed.openRun(eight)
+        var two = eight
+        two.vars["parallel"] = "2"
+        #expect(two.key == eight.key)
+        let store = try RunStore(location: place)
+        let resumed = try await store.openRun(two)
+        #expect(resumed.runID == old.runID && resumed.isResumed && resumed.otherUnfinished.isEmpty)
+        #expect(try await store.run(id: old.runID)?.identity.vars["parallel"] == "2", "the new value is kept")
+    }
+
+    @Test(arguments: StoreKind.allCases) func locksCoverTheSameWorkOrTheWholeNameWhenAsked(_ kind: StoreKind)
+        async throws
+    {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let place = try kind.location(in: dir)
+        let first = try RunStore(location: place)  // this live process holds run 1
+        let running = try await first.openRun(identity)
+        var other = identity
+        other.inputFingerprints["keys"] = "sha256:cc"
+        let second = try RunStore(location: place, pid: 999_999)
+        do {
+            _ = try await second.openRun(identity)
+            Issue.record("the same work ran twice at once")
+        } catch let error as RunStoreError {
+            #expect(error.code == .lockHeld(pid: getpid(), host: RunStore.currentHost))
+        }
+        do {
+            _ = try await second.openRun(other, lockScope: .name)
+            Issue.record("a name-scoped lock let another run of the name start")
+        } catch let error as RunStoreError {
+            #expect(error.runID == running.runID)
+        }
+        let beside = try await second.openRun(other)
+        #expect(beside.runID != running.runID, "other work runs beside it")
     }
 
     @Test(arguments: StoreKind.allCases) func resumeSkipsSucceededItems(_ kind: StoreKind) async throws {

@@ -124,23 +124,39 @@ import Testing
         Self.expectExactlyOnce(space)
     }
 
-    @Test func changedInputRefusesToResumeUnlessAccepted() throws {
+    @Test func aChangedInputStartsANewRunNamingTheOneItLeavesOrResumesWhenAccepted() throws {
         let space = try Self.makeSpace()
         let process = try space.start(Self.command, tag: "first")
         #expect(space.wait(seconds: 60) { space.read("first.out").contains("progress ") })
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try space.writeKeys("keys.csv", count: Self.items + 1)
-        let refused = try space.run(Self.command)
-        #expect(refused.status == 2, "\(refused)")
-        #expect(refused.standardError.contains("input 'keys' changed"), "\(refused)")
-        #expect(refused.standardError.contains("--accept-changes"), "\(refused)")
         let accepted = try space.run(Self.command + ["--accept-changes"])
         #expect(accepted.status == 0, "\(accepted)")
+        #expect(accepted.standardError.contains("resuming run 1"), "\(accepted)")
         #expect(space.lineCounts("out.txt").count == Self.items + 1)
         #expect(space.lineCounts("out.txt").values.allSatisfy { $0 == 1 })
         let fresh = try space.run(["run", "append.yaml", "--fresh"])
         #expect(fresh.status == 0, "\(fresh)")
         #expect(fresh.standardOutput.contains("run 2 of 'append' completed"), "\(fresh)")
+
+        // Killed again, then the input changes: a new run does the new work, and says which run it leaves.
+        try FileManager.default.removeItem(at: space.url("out.txt"))
+        let third = try space.start(["run", "append.yaml", "--fresh"], tag: "third")
+        #expect(space.wait(seconds: 60) { Self.appended(space) >= 1_000 || !third.isRunning })
+        kill(third.processIdentifier, SIGKILL)
+        third.waitUntilExit()
+        try space.writeKeys("keys.csv", count: Self.items + 2)
+        let next = try space.run(Self.command)
+        #expect(next.status == 0, "\(next)")
+        #expect(next.standardOutput.contains("run 4 of 'append' completed"), "\(next)")
+        #expect(
+            next.standardError.contains(
+                "notice: run 3 of 'append' is unfinished and left as it is (input 'keys' changed); run 4 does this work."
+            ),
+            "\(next)")
+        #expect(next.standardError.contains("--resume 3 --accept-changes"), "\(next)")
+        let runs = try PlaybookWorkspace.json(try space.run(["runs", "--format", "json"]).standardOutput)
+        #expect((runs as? [[String: Any]])?.first { $0["id"] as? Int == 3 }?["status"] as? String == "running")
     }
 }

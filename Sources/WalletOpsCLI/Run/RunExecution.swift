@@ -22,7 +22,7 @@ struct RunExecution {
         let playbook = prepared.playbook
         let handle: RunHandle
         do {
-            if mode != .fresh, let unfinished = try await store.findUnfinishedRun(playbookName: playbook.name),
+            if mode != .fresh, let unfinished = try await store.findUnfinishedRun(identity: prepared.identity),
                 let pid = unfinished.lockPID, unfinished.lockHost == store.host, !RunStore.isProcessAlive(pid)
             {
                 context.standardError.writeLine(
@@ -47,6 +47,16 @@ struct RunExecution {
             ])
         if handle.isResumed && !events.isJSON {
             context.standardError.writeLine("resuming run \(handle.runID) of '\(playbook.name)'")
+        }
+        if !handle.isResumed {
+            for other in handle.otherUnfinished {
+                // A run of other work is left as it is: say which, why, and how to go back to it.
+                let why = other.differences.isEmpty ? "" : " (" + other.differences.joined(separator: ", ") + ")"
+                context.standardError.writeLine(
+                    "notice: run \(other.id) of '\(playbook.name)' is unfinished and left as it is\(why); "
+                        + "run \(handle.runID) does this work. Return to it with: walletops run "
+                        + "\(RunOptions.shellQuoted(prepared.playbookURL.path)) --resume \(other.id) --accept-changes")
+            }
         }
 
         let progress = ProgressDisplay(
@@ -155,7 +165,8 @@ struct RunExecution {
         let deadline = policy.timeout.map { ContinuousClock.now + $0 }
         while true {
             do {
-                return try await store.openRun(prepared.identity, mode: mode)
+                return try await store.openRun(
+                    prepared.identity, mode: mode, lockScope: policy.scope == .name ? .name : .identity)
             } catch let error as RunStoreError {
                 guard case .lockHeld = error.code, policy.mode == .wait else { throw error }
                 if let deadline, ContinuousClock.now >= deadline { throw error }
