@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// Issue 27's phrase import at its size: 200 eth-account phrases with 5 accounts each, SIGKILLed twice
-/// mid-run and resumed, imports 1,000 wallets exactly once with the addresses eth-account derives, and
-/// leaves no phrase or key in the home or the outputs.
+/// mid-run and resumed, imports 1,000 wallets exactly once with the addresses eth-account derives; the
+/// reconcile job, SIGKILLed once and resumed, then finds all 1,000 present and none missing; no phrase or
+/// key is left in the home, the outputs or the commands' output.
 @Suite(.serialized) struct PhraseKillResumeTests {
     @Test(.timeLimit(.minutes(10))) func phrasesKilledTwiceAndResumedImportEachAccountOnce() throws {
         let phrases = 200
@@ -57,11 +58,39 @@ import Testing
         #expect(rows.first?["reference"] == "p1-0" && rows.last?["reference"] == "p\(phrases)-\(accounts - 1)")
         let list = try BuiltBinary.run(["wallet", "list", "--home", world.home.path])
         #expect(list.standardOutput.split(separator: "\n").filter { $0.contains("wal_") }.count == total)
+
+        try FileManager.default.createDirectory(atPath: world.path("out"), withIntermediateDirectories: true)
+        let reconcile = [
+            "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/reconcile.yaml").path, "--home",
+            world.home.path, "--var", "input=\(world.path("phrases.csv"))", "--var", "format=mnemonic-csv", "--var",
+            "type=ethereum", "--var", "output=\(world.path("out/reconcile.csv"))", "--var",
+            "summary=\(world.path("out/summary.json"))", "--var", "rejects=\(world.path("out/reconcile-rejects.csv"))",
+            "--var", "core=", "--var", "batch=10", "--var", "parallel=2",
+        ]
+        try world.killMidRun(
+            reconcile, round: 3, output: world.path("out/reconcile.csv"), target: total / 4, poll: .milliseconds(2),
+            inPlace: true, rows: JobsKillResumeTests.dataRows)
+        let reconciled = try BuiltBinary.run(reconcile, directory: world.scratch)
+        #expect(reconciled.status == 0, "\(reconciled)")
+        let matched = JobsEndToEndTests.parseCSV(world.read("out/reconcile.csv"))
+        #expect(matched.count == total && Set(matched.map { $0["source"]! }).count == total, "each row once")
+        #expect(matched.allSatisfy { $0["status"] == "present" }, "1,000 present, 0 missing")
+        let walletOf = Dictionary(uniqueKeysWithValues: rows.map { ($0["source"]!, $0["wallet_id"]!) })
+        #expect(
+            matched.allSatisfy {
+                walletOf[$0["source"]!] == $0["wallet_id"] && expected[$0["source"]!] == $0["address"]
+            })
+        let summary =
+            try JSONSerialization.jsonObject(with: Data(world.read("out/summary.json").utf8)) as? [String: Int]
+        #expect(
+            summary?["present"] == total && summary?["missing"] == 0 && summary?["unexplained"] == 0,
+            "\(summary ?? [:])")
         // Keys (hex) and phrases (as passwords: their bytes) never reached the home or the outputs.
         let keys = cases.flatMap { ($0["keys"] as! [String]).map { $0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0 } }
         let words = cases.map { ($0["phrase"] as! String).split(separator: " ").prefix(4).joined(separator: " ") }
         try JobsEndToEndTests.expectNoSecrets(
-            keys: Array(keys.prefix(50)) + Array(keys.suffix(50)), passwords: words, in: [world.home],
-            outputs: [final])
+            keys: Array(keys.prefix(50)) + Array(keys.suffix(50)), passwords: words,
+            in: [world.home, URL(fileURLWithPath: world.path("out"))],
+            outputs: [final, reconciled])
     }
 }

@@ -177,7 +177,7 @@ public struct ImportKeysAction: ChunkAction {
 
     public let configuration: Configuration
     /// The transport, made on the first chunk (tests hand one in).
-    let transport: ImportTransportCache
+    let transport: MadeOnce<ImportTransport>
     /// The keys admitted and not yet answered, by keyed fingerprint: the duplicate window.
     let window = ImportWindow()
     /// Where keystores are decrypted (shared by the step's chunks).
@@ -186,14 +186,14 @@ public struct ImportKeysAction: ChunkAction {
     /// An action for `configuration` against the signed-in core of the running command.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        transport = ImportTransportCache { try await Self.makeTransport(configuration) }
+        transport = MadeOnce { try await Self.makeTransport(configuration) }
         items = ImportItems.source(configuration)
     }
 
     /// An action for `configuration` that sends through `transport` (tests: a fake core).
     init(_ configuration: Configuration, transport: ImportTransport) {
         self.configuration = configuration
-        self.transport = ImportTransportCache { transport }
+        self.transport = MadeOnce { transport }
         items = ImportItems.source(configuration)
     }
 
