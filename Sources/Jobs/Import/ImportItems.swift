@@ -188,11 +188,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
             return item(record)
         case .phrases, .phraseFiles:
             while nextPending == pending.count {
-                guard let row = try nextPhrase() else { return nil }
-                pending = row.records(
-                    defaultType: configuration.type, referencePrefix: configuration.referencePrefix,
-                    gapLimit: configuration.gapLimit)
-                nextPending = 0
+                guard try derivePhrases() else { return nil }
             }
             let record = pending[nextPending]
             nextPending += 1
@@ -213,6 +209,30 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     "reference": DirectoryListing.defaultReference(forFileName: name),
                 ])
         }
+    }
+
+    /// Phrase rows read ahead and derived at once, one at a time per core: a phrase's PBKDF2 and path
+    /// steps dominate a phrase import's CPU, and on one thread they would bound it whatever `parallel`
+    /// says. A few rows per core keep the cores busy while the phrases held at once stay few (each row's
+    /// phrase is wiped once its accounts are derived).
+    static let phrasesAhead = 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Reads up to ``phrasesAhead`` phrase rows and derives their records on every core, in row order,
+    /// into `pending`; false at the end of the input.
+    private func derivePhrases() throws -> Bool {
+        var read: [PhraseRow] = []
+        while read.count < Self.phrasesAhead, let row = try nextPhrase() { read.append(row) }
+        guard !read.isEmpty else { return false }
+        let rows = read
+        let (type, prefix, gapLimit) = (configuration.type, configuration.referencePrefix, configuration.gapLimit)
+        let derived = Mutex([[SecretRecord]](repeating: [], count: rows.count))
+        DispatchQueue.concurrentPerform(iterations: rows.count) { index in
+            let records = rows[index].records(defaultType: type, referencePrefix: prefix, gapLimit: gapLimit)
+            derived.withLock { $0[index] = records }
+        }
+        pending = derived.withLock { records in records.flatMap { $0 } }
+        nextPending = 0
+        return true
     }
 
     /// The next phrase of a phrase CSV or directory; nil at the end.
