@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 27's phrase import at its size: 200 eth-account phrases with 5 accounts each, SIGKILLed twice
+/// Issue 27's phrase import at its size: 200 phrases of fixed entropy with 5 accounts each, SIGKILLed twice
 /// mid-run and resumed, imports 1,000 wallets exactly once with the addresses eth-account derives; the
 /// reconcile job, SIGKILLed once and resumed, then finds all 1,000 present and none missing; no phrase or
 /// key is left in the home, the outputs or the commands' output.
@@ -10,24 +10,10 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func phrasesKilledTwiceAndResumedImportEachAccountOnce() throws {
         let phrases = 200
         let accounts = 5
-        let script = """
-            import json
-            from eth_account import Account
-            from eth_account.hdaccount import key_from_seed, seed_from_mnemonic
-            Account.enable_unaudited_hdwallet_features()
-            out = []
-            for _ in range(\(phrases)):
-                _, phrase = Account.create_with_mnemonic()
-                seed = seed_from_mnemonic(phrase, "")
-                keys = [key_from_seed(seed, f"m/44'/60'/0'/0/{i}") for i in range(\(accounts))]
-                out.append({"phrase": phrase, "keys": [k.hex() for k in keys],
-                            "addresses": [Account.from_key(k).address for k in keys]})
-            print(json.dumps(out))
-            """
-        let cases = try JSONSerialization.jsonObject(with: Data(try PythonOracle.run(script).utf8)) as! [[String: Any]]
+        let cases = try ReconcileEndToEndTests.phrases(phrases, accounts: accounts)
         #expect(cases.count == phrases)
         let world = try JobsEndToEndTests.JobsWorld(served: false)
-        let lines = cases.enumerated().map { "\($1["phrase"] as! String),\(accounts),p\($0 + 1)" }
+        let lines = cases.enumerated().map { "\($1.phrase),\(accounts),p\($0 + 1)" }
         try Data(("mnemonic,count,reference\n" + lines.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: world.path("phrases.csv")))
         let arguments = [
@@ -49,7 +35,7 @@ import Testing
         #expect(JobsEndToEndTests.parseCSV(world.read("rejects.csv")).isEmpty)
         var expected: [String: String] = [:]
         for (row, item) in cases.enumerated() {
-            for (index, address) in (item["addresses"] as! [String]).enumerated() {
+            for (index, address) in item.addresses.enumerated() {
                 expected["\(row + 1):\(index)"] = address
             }
         }
@@ -86,8 +72,8 @@ import Testing
             summary?["present"] == total && summary?["missing"] == 0 && summary?["unexplained"] == 0,
             "\(summary ?? [:])")
         // Keys (hex) and phrases (as passwords: their bytes) never reached the home or the outputs.
-        let keys = cases.flatMap { ($0["keys"] as! [String]).map { $0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0 } }
-        let words = cases.map { ($0["phrase"] as! String).split(separator: " ").prefix(4).joined(separator: " ") }
+        let keys = cases.flatMap(\.keys)
+        let words = cases.map { $0.phrase.split(separator: " ").prefix(4).joined(separator: " ") }
         try JobsEndToEndTests.expectNoSecrets(
             keys: Array(keys.prefix(50)) + Array(keys.suffix(50)), passwords: words,
             in: [world.home, URL(fileURLWithPath: world.path("out"))],

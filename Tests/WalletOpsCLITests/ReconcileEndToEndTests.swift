@@ -50,12 +50,26 @@ import Testing
             part.append("\(item.phrase),\([3, 8, 13].contains(row) ? "0-3" : "0-4"),\(row == 5 ? "other" : "p\(row)")")
         }
         try Data((part.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: world.path("part.csv")))
-        let imported = try world.run(
-            "jobs/import-keys.yaml",
-            [
-                "input": world.path("part.csv"), "format": "mnemonic-csv", "type": "ethereum",
-                "output": world.path("out/imported.csv"), "rejects": world.path("out/import-rejects.csv"), "core": "",
-            ])
+        let importPhrases = { (input: String, output: String) throws -> CLIResult in
+            try world.run(
+                "jobs/import-keys.yaml",
+                [
+                    "input": world.path(input), "format": "mnemonic-csv", "type": "ethereum",
+                    "output": world.path("out/\(output).csv"), "rejects": world.path("out/\(output)-rejects.csv"),
+                    "core": "",
+                ])
+        }
+        // The legacy input against the core (the same command each time).
+        let reconcile = {
+            try world.run(
+                "jobs/reconcile.yaml",
+                [
+                    "input": world.path("legacy.csv"), "format": "mnemonic-csv", "type": "ethereum",
+                    "output": world.path("out/reconcile.csv"), "summary": world.path("out/summary.json"),
+                    "rejects": world.path("out/rejects.csv"), "core": "",
+                ])
+        }
+        let imported = try importPhrases("part.csv", "imported")
         #expect(imported.status == 0, "\(imported)")
         #expect(world.rows("out/imported.csv").count == 97)
         // A wallet that no row of the legacy input explains.
@@ -63,13 +77,7 @@ import Testing
             "jobs/create-wallets.yaml", ["count": "1", "reference_prefix": "stray", "output": world.path("out/w.csv")])
         #expect(created.status == 0, "\(created)")
 
-        let reconciled = try world.run(
-            "jobs/reconcile.yaml",
-            [
-                "input": world.path("legacy.csv"), "format": "mnemonic-csv", "type": "ethereum",
-                "output": world.path("out/reconcile.csv"), "summary": world.path("out/summary.json"),
-                "rejects": world.path("out/rejects.csv"), "core": "",
-            ])
+        let reconciled = try reconcile()
         #expect(reconciled.status == 1, "missing keys exit 1: \(reconciled)")
         let text = world.read("out/reconcile.csv")
         #expect(
@@ -114,21 +122,9 @@ import Testing
         var rest = ["mnemonic,indices,reference"]
         for row in [3, 8, 13] { rest.append("\(cases[row - 1].phrase),4,p\(row)") }
         try Data((rest.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: world.path("rest.csv")))
-        let second = try world.run(
-            "jobs/import-keys.yaml",
-            [
-                "input": world.path("rest.csv"), "format": "mnemonic-csv", "type": "ethereum",
-                "output": world.path("out/imported-2.csv"), "rejects": world.path("out/import-rejects-2.csv"),
-                "core": "",
-            ])
+        let second = try importPhrases("rest.csv", "imported-2")
         #expect(second.status == 0, "\(second)")
-        let again = try world.run(
-            "jobs/reconcile.yaml",
-            [
-                "input": world.path("legacy.csv"), "format": "mnemonic-csv", "type": "ethereum",
-                "output": world.path("out/reconcile.csv"), "summary": world.path("out/summary.json"),
-                "rejects": world.path("out/rejects.csv"), "core": "",
-            ])
+        let again = try reconcile()
         #expect(again.status == 1, "the bad row still exits 1: \(again)")
         let after = try JSONSerialization.jsonObject(with: Data(world.read("out/summary.json").utf8)) as? [String: Int]
         #expect(after?["missing"] == 0 && after?["present"] == 95 && after?["unexplained"] == 1, "\(after ?? [:])")

@@ -216,18 +216,21 @@ public struct ImportKeysAction: ChunkAction {
                     outputs["address"] ?? "", outputs["key_origin"] ?? "",
                 ]
             },
-            OutputSink(path: configuration.rejects, header: Self.rejectsHeader) { record in
-                switch record.state {
-                case .rejected:
-                    return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
-                case .failed:
-                    // A row the engine gave up on (the core kept failing): listed, so no row goes unexplained.
-                    return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
-                default:
-                    return nil
-                }
-            },
+            OutputSink(path: configuration.rejects, header: Self.rejectsHeader) { Self.rejectsRow($0) },
         ]
+    }
+
+    /// The rejects file's row of a rejected row, or of one the engine gave up on (the core kept failing
+    /// it: listed, so no row goes unexplained); nil for any other row.
+    static func rejectsRow(_ record: SinkRecord) -> [String]? {
+        switch record.state {
+        case .rejected:
+            return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
+        case .failed:
+            return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
+        default:
+            return nil
+        }
     }
 
     /// The transport of the running command's signed-in session (per-user: one sign-in per subject).

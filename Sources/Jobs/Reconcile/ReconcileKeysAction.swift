@@ -63,15 +63,9 @@ public struct ReconcileKeysAction: ChunkAction {
                     outputs["wallet_id"] ?? "",
                 ]
             },
+            // A missing row is in `output`; the rejects file holds the rows whose key cannot be read.
             OutputSink(path: configuration.rejects, header: ImportKeysAction.rejectsHeader) { record in
-                switch record.state {
-                case .rejected where record.outputs["status"] == nil:
-                    return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
-                case .failed:
-                    return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
-                default:
-                    return nil
-                }
+                record.outputs["status"] == nil ? ImportKeysAction.rejectsRow(record) : nil
             },
         ]
     }
