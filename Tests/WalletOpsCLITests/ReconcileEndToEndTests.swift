@@ -5,11 +5,16 @@ import Testing
 /// `jobs/reconcile.yaml` through the built binary, on the embedded core and on `core serve`: a core that
 /// holds part of an input's keys reconciles to exactly the missing rows, a key held under another
 /// reference to `reference-mismatch`, a wallet of no row to the unexplained count, and every import
-/// format reconciles what it imported; no phrase or key in any file or output.
+/// format reconciles what it imported; no phrase, passphrase (two rows have non-ASCII ones), seed or key
+/// in any file of the home or the outputs, nor in the commands' output.
 @Suite(.serialized) struct ReconcileEndToEndTests {
     /// `count` BIP-39 phrases made from fixed entropy (SHA-256 of `reconcile-<n>`, 16 bytes) by eth-account,
-    /// with the private keys and addresses of accounts 0 to `accounts`-1 on `m/44'/60'/0'/0/i`.
-    static func phrases(_ count: Int, accounts: Int) throws -> [(phrase: String, keys: [String], addresses: [String])] {
+    /// with their seeds (hex) and the private keys and addresses of accounts 0 to `accounts`-1 on
+    /// `m/44'/60'/0'/0/i`. With `passphrases`, every seventh phrase (n = 6, 13, ...) has the non-ASCII
+    /// passphrase `Paß wörd <n>` (precomposed: eth-account and the import both NFKD it).
+    static func phrases(_ count: Int, accounts: Int, passphrases: Bool = false) throws -> [(
+        phrase: String, passphrase: String, seed: String, keys: [String], addresses: [String]
+    )] {
         let script = """
             import hashlib, json
             from eth_account import Account
@@ -18,16 +23,17 @@ import Testing
             out = []
             for n in range(\(count)):
                 phrase = Mnemonic().to_mnemonic(hashlib.sha256(b"reconcile-%d" % n).digest()[:16])
-                seed = seed_from_mnemonic(phrase, "")
+                passphrase = "Pa\\u00df w\\u00f6rd %d" % n if \(passphrases ? "True" : "False") and n % 7 == 6 else ""
+                seed = seed_from_mnemonic(phrase, passphrase)
                 keys = [key_from_seed(seed, f"m/44'/60'/0'/0/{i}") for i in range(\(accounts))]
-                out.append({"phrase": phrase, "keys": [k.hex() for k in keys],
+                out.append({"phrase": phrase, "passphrase": passphrase, "seed": seed.hex(), "keys": [k.hex() for k in keys],
                             "addresses": [Account.from_key(k).address for k in keys]})
             print(json.dumps(out))
             """
         let cases = try JSONSerialization.jsonObject(with: Data(try PythonOracle.run(script).utf8)) as! [[String: Any]]
         return cases.map {
             (
-                $0["phrase"] as! String,
+                $0["phrase"] as! String, $0["passphrase"] as! String, $0["seed"] as! String,
                 ($0["keys"] as! [String]).map { $0.hasPrefix("0x") ? String($0.dropFirst(2)) : $0 },
                 $0["addresses"] as! [String]
             )
@@ -37,17 +43,20 @@ import Testing
     @Test(arguments: [false, true]) func aCoreWithPartOfTheInputReconcilesToTheMissingRows(served: Bool) throws {
         let world = try JobsEndToEndTests.JobsWorld(served: served)
         try FileManager.default.createDirectory(atPath: world.path("out"), withIntermediateDirectories: true)
-        let cases = try Self.phrases(20, accounts: 5)
+        let cases = try Self.phrases(20, accounts: 5, passphrases: true)
+        #expect(cases.filter { !$0.passphrase.isEmpty }.count == 2)
         // The legacy input: 20 phrases of 5 accounts, then a phrase whose checksum fails (row 21: a reject).
-        var full = ["mnemonic,count,reference"]
-        full += cases.enumerated().map { "\($1.phrase),5,p\($0 + 1)" }
-        full.append("\(Array(repeating: "abandon", count: 12).joined(separator: " ")),1,bad")
+        var full = ["mnemonic,passphrase,count,reference"]
+        full += cases.enumerated().map { "\($1.phrase),\($1.passphrase),5,p\($0 + 1)" }
+        full.append("\(Array(repeating: "abandon", count: 12).joined(separator: " ")),,1,bad")
         try Data((full.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: world.path("legacy.csv")))
         // What the core got: rows 3, 8 and 13 without their account 4, row 5 under another reference.
-        var part = ["mnemonic,indices,reference"]
+        var part = ["mnemonic,passphrase,indices,reference"]
         for (index, item) in cases.enumerated() {
             let row = index + 1
-            part.append("\(item.phrase),\([3, 8, 13].contains(row) ? "0-3" : "0-4"),\(row == 5 ? "other" : "p\(row)")")
+            part.append(
+                "\(item.phrase),\(item.passphrase),\([3, 8, 13].contains(row) ? "0-3" : "0-4"),"
+                    + (row == 5 ? "other" : "p\(row)"))
         }
         try Data((part.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: world.path("part.csv")))
         let importPhrases = { (input: String, output: String) throws -> CLIResult in
@@ -119,8 +128,8 @@ import Testing
                 ], "\(world.read("out/summary.json"))")
 
         // The missing keys imported, the same command reconciles everything but the stray wallet and row 5.
-        var rest = ["mnemonic,indices,reference"]
-        for row in [3, 8, 13] { rest.append("\(cases[row - 1].phrase),4,p\(row)") }
+        var rest = ["mnemonic,passphrase,indices,reference"]
+        for row in [3, 8, 13] { rest.append("\(cases[row - 1].phrase),\(cases[row - 1].passphrase),4,p\(row)") }
         try Data((rest.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: world.path("rest.csv")))
         let second = try importPhrases("rest.csv", "imported-2")
         #expect(second.status == 0, "\(second)")
@@ -129,11 +138,14 @@ import Testing
         let after = try JSONSerialization.jsonObject(with: Data(world.read("out/summary.json").utf8)) as? [String: Int]
         #expect(after?["missing"] == 0 && after?["present"] == 95 && after?["unexplained"] == 1, "\(after ?? [:])")
 
-        let keys = cases.flatMap(\.keys)
-        let phrases = cases.flatMap { item in
-            let words = item.phrase.split(separator: " ")
-            return (0...(words.count - 3)).map { words[$0..<($0 + 3)].joined(separator: " ") }
-        }
+        let keys = cases.flatMap(\.keys) + cases.map(\.seed)
+        let passphrases = cases.map(\.passphrase).filter { !$0.isEmpty }
+        let phrases =
+            passphrases + passphrases.map(\.decomposedStringWithCompatibilityMapping)
+            + cases.flatMap { item in
+                let words = item.phrase.split(separator: " ")
+                return (0...(words.count - 3)).map { words[$0..<($0 + 3)].joined(separator: " ") }
+            }
         try JobsEndToEndTests.expectNoSecrets(
             keys: keys, passwords: phrases, in: [world.home, URL(fileURLWithPath: world.path("out"))],
             outputs: [imported, reconciled, second, again])
