@@ -6,6 +6,7 @@ never real ones). Run with the bench venv (scripts/bench-peers.sh), which has et
     inputs.py sol N DIR        DIR/sol-N.csv       private_key,reference (base58 of a 32-byte seed)
     inputs.py keystores N DIR  DIR/keystores-N/    N keystore V3 files, scrypt n=2^18 r=8 p=1,
                                                    password in DIR/keystores.password
+    inputs.py phrases N DIR    DIR/phrases-N.txt   N BIP-39 phrases of 12 words (fresh entropy), one a line
 Prints the path made (or found)."""
 import multiprocessing
 import os
@@ -84,8 +85,17 @@ def main():
                 import shutil
                 shutil.rmtree(path)
             os.replace(tmp, path)
+    elif kind == "phrases":
+        from eth_account.hdaccount.mnemonic import Mnemonic
+        path = os.path.join(folder, "phrases-%d.txt" % count)
+        if not os.path.exists(path):
+            words = Mnemonic()
+            with open(path + ".tmp", "w") as out:
+                for _ in range(count):
+                    out.write(words.to_mnemonic(os.urandom(16)) + "\n")
+            os.replace(path + ".tmp", path)
     else:
-        sys.exit("usage: inputs.py hex|sol|keystores N DIR")
+        sys.exit("usage: inputs.py hex|sol|keystores|phrases N DIR")
     print(path)
 
 

@@ -11,7 +11,10 @@
 #     import case that would take longer runs on fewer rows (1, 2 or 5 x 10^k)
 #   BENCH_KEYSTORES (40), BENCH_GRANTS (sweep, 20000; full: 100000), BENCH_SESSIONS (usage, 10000),
 #   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (50000) in batches of BENCH_LATENCY_BATCH (1000)
-#   BENCH_CASES: a subset of "create import keystore sweep usage noop scale latency resume" (default all)
+#   BENCH_PHRASES (2000) recovery phrases per phrase case (1 and 20 accounts each); the eth-account peer's
+#     20-account rows run on the first BENCH_PHRASE_PEER (100) of them, once (about 40 ms per account)
+#   BENCH_CASES: a subset of "create import keystore phrases sweep usage noop scale latency resume"
+#     (default all)
 #   BENCH_ROUNDS (3): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
@@ -44,7 +47,9 @@ LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
 ROUNDS=${BENCH_ROUNDS:-3}
 SCALE_REPEATS=${BENCH_SCALE_REPEATS:-5}
-CASES=${BENCH_CASES:-create import keystore sweep usage noop scale latency resume}
+PHRASES=${BENCH_PHRASES:-2000}
+PHRASE_PEER=${BENCH_PHRASE_PEER:-100}
+CASES=${BENCH_CASES:-create import keystore phrases sweep usage noop scale latency resume}
 EMAIL=ops@example.com
 
 out=$root/bench/out
@@ -222,6 +227,48 @@ if wants keystore; then
   log "keystores: $KEYSTORES files, scrypt n=2^18 r=8 (made once)"
   keystores=$("$py" bench/inputs.py keystores "$KEYSTORES" "$inputs")
   import_case keystore keystore-dir "$keystores" keystore import-keystore --password-file "$inputs/keystores.password"
+fi
+
+# phrase_case NAME ACCOUNTS PHRASES_FILE: ROUNDS rounds of the phrase import through the CLI (one CSV row per
+# phrase, `count` ACCOUNTS, on m/44'/60'/0'/0/i), each beside the eth-account peer on the same phrases
+# (bench/peers/phrase_peer.py: Account.from_mnemonic per account, 2 processes); the 20-account peer runs once
+# on the first PHRASE_PEER phrases. Rows are phrases; the floor is the phrases/s the C PBKDF2 alone allows on
+# every core.
+phrase_case() {
+  local name=$1 accounts=$2 phrases=$3 home=$runs/$1/home round done peer_input
+  local csv=$inputs/$name.csv
+  awk -v n="$accounts" 'BEGIN { print "mnemonic,count,reference" } { printf "%s,%d,phrase-%d\n", $0, n, NR }' \
+    "$phrases" > "$csv"
+  peer_input=$phrases
+  if [ "$accounts" -gt 1 ]; then peer_input=$inputs/$name-peer.txt; head -n "$PHRASE_PEER" "$phrases" > "$peer_input"; fi
+  BEST_SECONDS= BEST_RSS= BEST_STATUS=0 BEST_PEER_RATE= BEST_PEER_RSS=
+  for round in $(seq "$ROUNDS"); do
+    log "$name: $(wc -l < "$phrases") phrases x $accounts accounts through the CLI (round $round of $ROUNDS)"
+    fresh_home "$home"
+    timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$csv" --var format=mnemonic-csv \
+      --var type=ethereum --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv"
+    best_round
+    done=$(($(rows_of "$runs/$name/imported.csv") / accounts))
+    if [ "$accounts" -eq 1 ] || [ "$round" -eq 1 ]; then
+      log "$name: the eth-account peer (from_mnemonic, $(wc -l < "$peer_input") phrases)"
+      PEER_RATE=$("$py" bench/peers/phrase_peer.py "$peer_input" "$accounts" from_mnemonic | cut -f5) PEER_RSS=-
+      best_peer
+    fi
+  done
+  record "$name" "$done" "$BEST_SECONDS" "$BEST_RSS" "$BEST_PEER_RATE" - "$PHRASE_FLOOR" \
+    "exit $BEST_STATUS, $(rows_of "$runs/$name/rejects.csv") rejected"
+  rm -rf "$home"
+}
+
+if wants phrases; then
+  gcc -O3 -o "$out/crypto_floor" bench/floor/crypto_floor.c $(pkg-config --cflags --libs libcrypto libsecp256k1 libsodium)
+  "$out/crypto_floor" > "$out/crypto_floor.tsv"
+  pbkdf2_floor_us=$(awk -F'\t' '/^PBKDF2-HMAC-SHA512/ { print $2 }' "$out/crypto_floor.tsv")
+  PHRASE_FLOOR=$(awk -v us="$pbkdf2_floor_us" -v cores="$(nproc)" 'BEGIN { printf "%.1f", cores * 1e6 / us }')
+  phrases=$("$py" bench/inputs.py phrases "$PHRASES" "$inputs")
+  phrase_case phrases-1 1 "$phrases"
+  phrase_case phrases-20 20 "$phrases"
+  seed_us=$("$wb" phrases --seed-only --floor "$out/crypto_floor.tsv" | tail -n 1)
 fi
 
 if wants sweep; then
@@ -507,3 +554,7 @@ echo
 python3 bench/report.py "$results" "$LATENCY_BATCH"
 echo
 echo "C floor $(cat "$out/floor-parts.txt") (CPU time, fastest round)"
+if wants phrases; then
+  echo "Phrases: rows are phrases, items/s phrases/s; floor: every core on the C PBKDF2 alone. BIP-39 seed" \
+    "(PBKDF2-HMAC-SHA512, 2,048 rounds, one thread, CPU per call): $seed_us"
+fi

@@ -1,4 +1,3 @@
-import Foundation
 public import WalletCrypto
 
 /// BIP-39 recovery phrases: the English word list, the checksum, NFKD and the seed.
@@ -31,23 +30,120 @@ public enum BIP39 {
         return nil
     }
 
-    /// `bytes` in Unicode NFKD, as BIP-39 normalizes phrases and passphrases.
+    /// `bytes` in Unicode NFKD, as BIP-39 normalizes phrases and passphrases, in secret memory throughout.
     ///
-    /// ASCII text is its own NFKD and is returned untouched, in secret memory throughout. Other text goes
-    /// through Foundation's normalization, whose `String` buffers are freed without being wiped: the one
-    /// place a non-ASCII phrase or passphrase leaves secret memory (docs/key-formats.md "Recovery phrases").
+    /// ASCII text is its own NFKD and is returned untouched. Other text is decoded, decomposed (the
+    /// table of `BIP39+NFKDTable.swift`, made by scripts/nfkd-table.swift from the toolchain's own NFKD;
+    /// Hangul syllables by Unicode's algorithm), put in canonical order and encoded again, every step in
+    /// wiped buffers: no `String` ever holds the text.
     ///
     /// - Throws: `KeyFormatError.invalidPassphrase` (with `what` in the message) when the bytes are not UTF-8.
     static func normalized(_ bytes: SecretBytes, what: String) throws(KeyFormatError) -> SecretBytes {
         let ascii = bytes.withUnsafeBytes { $0.allSatisfy { $0 < 0x80 } }
         if ascii { return bytes }
-        let text: String? = bytes.withUnsafeBytes { String(validating: $0, as: UTF8.self) }
-        guard let text else {
-            throw KeyFormatError(.invalidPassphrase, "the \(what) is not valid UTF-8")
+        // One scalar decomposes into at most `NFKD.maximumExpansion` scalars; every byte is at most one.
+        var count = 0
+        var valid = true
+        let scalars = SecretBytes(count: bytes.count * NFKD.maximumExpansion * 4) { scratch in
+            let out = scratch.bindMemory(to: UInt32.self)
+            bytes.withUnsafeBytes { input in
+                var iterator = input.makeIterator()
+                var decoder = UTF8()
+                decoding: while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue(let scalar): NFKD.append(scalar.value, to: out, count: &count)
+                    case .emptyInput: break decoding
+                    case .error:
+                        valid = false
+                        break decoding
+                    }
+                }
+            }
+            NFKD.reorder(out, count: count)
         }
-        var normalized = Array(text.decomposedStringWithCompatibilityMapping.utf8)
-        defer { SecretBytes.wipe(&normalized) }
-        return normalized.withUnsafeBytes { SecretBytes.copying($0) }
+        guard valid else { throw KeyFormatError(.invalidPassphrase, "the \(what) is not valid UTF-8") }
+        return scalars.withUnsafeBytes { raw in
+            let decomposed = UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt32.self)[..<count])
+            let length = decomposed.reduce(0) { $0 + UTF8.width(Unicode.Scalar($1)!) }
+            return SecretBytes(count: length) { out in
+                var position = 0
+                for value in decomposed {
+                    UTF8.encode(Unicode.Scalar(value)!) { unit in
+                        out[position] = unit
+                        position += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// Unicode NFKD over scalars in caller-owned buffers (see ``normalized(_:what:)``).
+    enum NFKD {
+        /// The most scalars one scalar decomposes into (U+FDFA's 18), checked when the table is read.
+        static let maximumExpansion = 18
+
+        /// The full decompositions by scalar, read once from ``nfkdDecompositionText``.
+        static let decompositions: [UInt32: [UInt32]] = {
+            var table: [UInt32: [UInt32]] = [:]
+            for entry in nfkdDecompositionText.split(separator: ";") {
+                let parts = entry.split(separator: ":")
+                let mapping = parts[1].split(separator: " ").map { UInt32($0, radix: 16)! }
+                precondition(mapping.count <= maximumExpansion, "NFKD table: an expansion beyond the bound")
+                table[UInt32(parts[0], radix: 16)!] = mapping
+            }
+            return table
+        }()
+
+        /// The canonical combining classes other than 0, read once from ``nfkdCombiningClassText``.
+        static let combiningClasses: [UInt32: UInt8] = {
+            var table: [UInt32: UInt8] = [:]
+            for entry in nfkdCombiningClassText.split(separator: ";") {
+                let parts = entry.split(separator: ":")
+                table[UInt32(parts[0], radix: 16)!] = UInt8(parts[1], radix: 16)!
+            }
+            return table
+        }()
+
+        /// Appends the full compatibility decomposition of `scalar` to `out` at `count`.
+        static func append(_ scalar: UInt32, to out: UnsafeMutableBufferPointer<UInt32>, count: inout Int) {
+            // Hangul syllables (Unicode 3.12): leading consonant, vowel and, when present, trailing consonant.
+            if (0xAC00...0xD7A3).contains(scalar) {
+                let index = scalar - 0xAC00
+                out[count] = 0x1100 + index / 588
+                out[count + 1] = 0x1161 + (index % 588) / 28
+                count += 2
+                if index % 28 != 0 {
+                    out[count] = 0x11A7 + index % 28
+                    count += 1
+                }
+                return
+            }
+            guard let mapping = decompositions[scalar] else {
+                out[count] = scalar
+                count += 1
+                return
+            }
+            for value in mapping {
+                out[count] = value
+                count += 1
+            }
+        }
+
+        /// Puts every run of combining marks (class not 0) in order of class, stably: the canonical order.
+        static func reorder(_ scalars: UnsafeMutableBufferPointer<UInt32>, count: Int) {
+            guard count > 1 else { return }
+            for position in 1..<count {
+                let value = scalars[position]
+                let combining = combiningClasses[value] ?? 0
+                guard combining != 0 else { continue }
+                var slot = position
+                while slot > 0, let previous = combiningClasses[scalars[slot - 1]], previous > combining {
+                    scalars[slot] = scalars[slot - 1]
+                    slot -= 1
+                }
+                scalars[slot] = value
+            }
+        }
     }
 }
 

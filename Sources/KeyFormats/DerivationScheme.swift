@@ -17,6 +17,9 @@ public struct DerivationScheme: Sendable, Hashable, CustomStringConvertible {
         case ledgerLiveSolana = "ledger-live-solana"
         /// The Solana CLI's `--derivation-path` default, `m/44'/501'`: one account, index 0 only.
         case solanaCLI = "solana-cli"
+        /// `solana-keygen` without `--derivation-path`: no path at all, the Ed25519 secret is the first 32
+        /// bytes of the BIP-39 seed; one account, index 0 only (its path is written `m`).
+        case solanaKeygen = "solana-keygen"
 
         /// The layout's path template.
         public var template: String {
@@ -26,6 +29,7 @@ public struct DerivationScheme: Sendable, Hashable, CustomStringConvertible {
             case .phantom: "m/44'/501'/{i}'/0'"
             case .ledgerLiveSolana: "m/44'/501'/{i}'"
             case .solanaCLI: "m/44'/501'"
+            case .solanaKeygen: "m"
             }
         }
 
@@ -33,7 +37,7 @@ public struct DerivationScheme: Sendable, Hashable, CustomStringConvertible {
         public var keyType: KeyType {
             switch self {
             case .ethereum, .ledgerLiveEthereum: .ethereum
-            case .phantom, .ledgerLiveSolana, .solanaCLI: .solana
+            case .phantom, .ledgerLiveSolana, .solanaCLI, .solanaKeygen: .solana
             }
         }
     }
@@ -136,7 +140,8 @@ public struct DerivationScheme: Sendable, Hashable, CustomStringConvertible {
                 throw KeyFormatError(
                     .invalidIndices,
                     "\(self) has no {i} step, so it has one account (index 0), not index \(index)"
-                        + (layout == .solanaCLI ? "; for m/44'/501'/i' use the layout ledger-live-solana" : ""))
+                        + (layout == .solanaCLI || layout == .solanaKeygen
+                            ? "; for m/44'/501'/i' use the layout ledger-live-solana" : ""))
             }
             return nil
         }

@@ -54,6 +54,16 @@ public enum PhraseAccounts {
                     return Branch(
                         scheme: scheme,
                         node: .ethereum(try BIP32.ExtendedPrivateKey(seed: seed).derive(DerivationPath(scheme.prefix))))
+                case .solana where scheme.layout == .solanaKeygen:
+                    // No derivation: the seed's first half is the key (solana-keygen's `keypair_from_seed`).
+                    return Branch(
+                        scheme: scheme,
+                        node: .seedHalf(
+                            SecretBytes(count: 32) { out in
+                                seed.withUnsafeBytes {
+                                    out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<32]))
+                                }
+                            }))
                 case .solana:
                     return Branch(
                         scheme: scheme,
@@ -71,6 +81,8 @@ public enum PhraseAccounts {
         enum Node: Sendable {
             case ethereum(BIP32.ExtendedPrivateKey)
             case solana(SLIP10.Ed25519Node)
+            /// The `solana-keygen` layout's one key: the seed's first 32 bytes, no step.
+            case seedHalf(SecretBytes)
         }
         /// The scheme the branch follows.
         public let scheme: DerivationScheme
@@ -97,6 +109,8 @@ public enum PhraseAccounts {
                     key = try key.derive(suffix)
                     return Account(
                         index: index, path: path, secret: ValidatedSecret(type: .solana, secret: key.secretBytes))
+                case .seedHalf(let secret):
+                    return Account(index: index, path: path, secret: ValidatedSecret(type: .solana, secret: secret))
                 }
             } catch {
                 throw KeyFormatError(.invalidKey, "the phrase's key at \(path) cannot be derived: \(error.message)")

@@ -8,8 +8,9 @@ import Runner
 extension WalletOps {
     /// The actions playbooks may use: the built-ins plus the jobs of docs/jobs.md
     /// (`jobs.create-wallets`, `wallet.create`, `jobs.write-wallets`, `jobs.import-keys`,
-    /// `jobs.revoke-select`, `jobs.revoke-grants`, `jobs.usage-sessions`, `jobs.session-usage`,
-    /// `jobs.usage-report`). Every run command and `validate` read it.
+    /// `jobs.reconcile-keys`, `jobs.reconcile-summary`, `jobs.revoke-select`, `jobs.revoke-grants`,
+    /// `jobs.usage-sessions`, `jobs.session-usage`, `jobs.usage-report`). Every run command and `validate`
+    /// read it.
     public static var actions: ActionRegistry {
         var registry = ActionRegistry.builtIn
         registry.registerJobs()
@@ -50,67 +51,25 @@ extension ActionRegistry {
             }
         }
         register("jobs.import-keys") { request in
-            let formatText = try request.requiredText("format")
-            guard let format = ImportKeysAction.Format(rawValue: formatText) else {
+            ImportKeysAction(try request.importConfiguration())
+        }
+        register("jobs.reconcile-keys") { request in
+            let configuration = try request.importConfiguration()
+            guard configuration.perUser == nil else {
                 throw CLIError.usage(
-                    "step '\(request.step.id)': format '\(formatText)' is not one of "
-                        + ImportKeysAction.Format.allCases.map(\.rawValue).joined(separator: ", "))
+                    "step '\(request.step.id)' (jobs.reconcile-keys): the per-user mode is not reconciled (each "
+                        + "subject's wallets are in its own account); reconcile the shared mode's imports")
             }
-            var passwords: PasswordSource?
-            if let name = try request.text("password_env"), !name.isEmpty { passwords = .environment(name) }
-            if let path = try request.text("password_file"), !path.isEmpty { passwords = .file(path) }
-            let typeText = try request.text("type") ?? ""
-            var type: KeyFormats.KeyType?
-            if !typeText.isEmpty {
-                guard let parsed = KeyFormats.KeyType(cell: typeText) else {
-                    throw CLIError.usage("step '\(request.step.id)': type '\(typeText)' is not ethereum or solana")
-                }
-                type = parsed
+            let coreURL = configuration.coreURL
+            return ReconcileKeysAction(configuration) {
+                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
             }
-            var perUser: ImportKeysAction.PerUser?
-            if let issuer = try request.text("user_issuer"), !issuer.isEmpty {
-                do {
-                    perUser = try ImportKeysAction.PerUser(
-                        issuer: issuer, audience: try request.text("user_audience"),
-                        keyFile: try request.text("user_key_file") ?? "", keyID: try request.text("user_key_id") ?? "")
-                } catch let error as JobsError {
-                    throw CLIError.usage("step '\(request.step.id)': \(error.message)")
-                }
-                guard format.isCSV else {
-                    throw CLIError.usage(
-                        "step '\(request.step.id)': per-user mode (user_issuer) needs a CSV input with a subject "
-                            + "column, not format \(format.rawValue)")
-                }
-            }
-            var configuration = ImportKeysAction.Configuration(
-                input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
-                output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
-                referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
-                concurrency: try request.integer("concurrency") ?? 0,
-                batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
-                attestationRoot: try request.text("attestation_root"), perUser: perUser)
-            if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
-                guard (1...PhraseRow.maximumAccounts).contains(gapLimit) else {
-                    throw CLIError.usage(
-                        "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(PhraseRow.maximumAccounts)"
-                    )
-                }
-                configuration.gapLimit = gapLimit
-            }
-            let setting = { (name: String) throws -> String? in try request.text(name).flatMap { $0.isEmpty ? nil : $0 }
-            }
-            configuration.phrases = .init(
-                path: try setting("path"), count: try setting("count"), indices: try setting("indices"))
-            if format == .mnemonicDirectory {
-                do throws(KeyFormatError) {
-                    _ = try PhraseRow.accountIndices(
-                        count: configuration.phrases.count, indices: configuration.phrases.indices)
-                    if let path = configuration.phrases.path { _ = try DerivationScheme(parsing: path) }
-                } catch {
-                    throw CLIError.usage("step '\(request.step.id)': \(error.reason)")
-                }
-            }
-            return ImportKeysAction(configuration)
+        }
+        register("jobs.reconcile-summary") { request in
+            let coreURL = try request.coreURL()
+            return ReconcileSummaryAction(
+                output: try request.requiredText("output"), summary: try request.requiredText("summary")
+            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
         }
         register("jobs.revoke-select") { request in
             let step = request.step.id
@@ -231,5 +190,75 @@ extension ActionRequest {
         } catch let error as JobsError {
             throw CLIError.usage("step '\(step.id)': \(error.message)")
         }
+    }
+}
+
+extension ActionRequest {
+    /// The import's input and format options from the step's parameters (`input`, `format`, `type`,
+    /// `password_env`, `password_file`, `reference_prefix`, `gap_limit`, `path`, `count`, `indices`, the
+    /// per-user settings, `output`, `rejects`, `concurrency`, `batch`, `core`, `attestation_root`): one
+    /// reading for `jobs.import-keys` and `jobs.reconcile-keys`, so both take an input the same way.
+    func importConfiguration() throws -> ImportKeysAction.Configuration {
+        let request = self
+        let formatText = try request.requiredText("format")
+        guard let format = ImportKeysAction.Format(rawValue: formatText) else {
+            throw CLIError.usage(
+                "step '\(request.step.id)': format '\(formatText)' is not one of "
+                    + ImportKeysAction.Format.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        var passwords: PasswordSource?
+        if let name = try request.text("password_env"), !name.isEmpty { passwords = .environment(name) }
+        if let path = try request.text("password_file"), !path.isEmpty { passwords = .file(path) }
+        let typeText = try request.text("type") ?? ""
+        var type: KeyFormats.KeyType?
+        if !typeText.isEmpty {
+            guard let parsed = KeyFormats.KeyType(cell: typeText) else {
+                throw CLIError.usage("step '\(request.step.id)': type '\(typeText)' is not ethereum or solana")
+            }
+            type = parsed
+        }
+        var perUser: ImportKeysAction.PerUser?
+        if let issuer = try request.text("user_issuer"), !issuer.isEmpty {
+            do {
+                perUser = try ImportKeysAction.PerUser(
+                    issuer: issuer, audience: try request.text("user_audience"),
+                    keyFile: try request.text("user_key_file") ?? "", keyID: try request.text("user_key_id") ?? "")
+            } catch let error as JobsError {
+                throw CLIError.usage("step '\(request.step.id)': \(error.message)")
+            }
+            guard format.isCSV else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)': per-user mode (user_issuer) needs a CSV input with a subject "
+                        + "column, not format \(format.rawValue)")
+            }
+        }
+        var configuration = ImportKeysAction.Configuration(
+            input: try request.requiredText("input"), format: format, type: type, passwords: passwords,
+            output: try request.requiredText("output"), rejects: try request.requiredText("rejects"),
+            referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
+            concurrency: try request.integer("concurrency") ?? 0,
+            batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
+            attestationRoot: try request.text("attestation_root"), perUser: perUser)
+        if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
+            guard (1...PhraseRow.maximumAccounts).contains(gapLimit) else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)': gap_limit \(gapLimit) is not from 1 to \(PhraseRow.maximumAccounts)"
+                )
+            }
+            configuration.gapLimit = gapLimit
+        }
+        let setting = { (name: String) throws -> String? in try request.text(name).flatMap { $0.isEmpty ? nil : $0 } }
+        configuration.phrases = .init(
+            path: try setting("path"), count: try setting("count"), indices: try setting("indices"))
+        if format == .mnemonicDirectory {
+            do throws(KeyFormatError) {
+                _ = try PhraseRow.accountIndices(
+                    count: configuration.phrases.count, indices: configuration.phrases.indices)
+                if let path = configuration.phrases.path { _ = try DerivationScheme(parsing: path) }
+            } catch {
+                throw CLIError.usage("step '\(request.step.id)': \(error.reason)")
+            }
+        }
+        return configuration
     }
 }

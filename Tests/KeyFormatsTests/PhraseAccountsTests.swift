@@ -53,12 +53,14 @@ import WalletCrypto
     }
 
     /// An independent SLIP-10 script (Python hmac + hashlib + PyNaCl, base58 by solders), first checked
-    /// against SLIP-10's vector 1, derives the Solana layouts' addresses for eth-account phrases.
+    /// against SLIP-10's vector 1, derives the Solana layouts' addresses for eth-account phrases; the
+    /// `solana-keygen` layout's is the seed's first half, checked against solders for ASCII passphrases.
     @Test func solanaLayoutsMatchAnIndependentSLIP10Script() throws {
         let script = """
             import hmac, hashlib, json, unicodedata
             from eth_account import Account
             from nacl.signing import SigningKey
+            from solders.keypair import Keypair
             from solders.pubkey import Pubkey
             Account.enable_unaudited_hdwallet_features()
             def master(seed):
@@ -87,7 +89,13 @@ import WalletCrypto
                     "phantom": [address(derive(seed, [44, 501, i, 0])) for i in [0, 1, 5]],
                     "ledger": [address(derive(seed, [44, 501, i])) for i in [0, 1, 5]],
                     "cli": address(derive(seed, [44, 501])),
+                    "keygen": address(seed[:32]),
                 })
+                # solana-keygen without a path (solders' from_seed_phrase_and_passphrase, which does not
+                # NFKD the passphrase, so only for ASCII ones) is the seed's first half.
+                if passphrase.isascii():
+                    keypair = Keypair.from_seed_phrase_and_passphrase(phrase, passphrase)
+                    assert str(keypair.pubkey()) == out[-1]["keygen"]
             print(json.dumps(out))
             """
         let cases = try JSONSerialization.jsonObject(with: Data(try PythonOracle.run(script).utf8)) as! [[String: Any]]
@@ -105,6 +113,11 @@ import WalletCrypto
                 mnemonic, passphrase: passphrase, type: .solana, scheme: DerivationScheme(.solanaCLI), indices: [0])
             #expect(try Self.addresses(cli) == [item["cli"] as! String])
             #expect(cli[0].path.description == "m/44'/501'")
+            let keygen = try PhraseAccounts.derive(
+                mnemonic, passphrase: passphrase, type: .solana, scheme: DerivationScheme(.solanaKeygen),
+                indices: [0])
+            #expect(try Self.addresses(keygen) == [item["keygen"] as! String])
+            #expect(keygen[0].path.description == "m")
         }
     }
 
@@ -140,6 +153,17 @@ import WalletCrypto
             Issue.record("solana-cli derived index 1")
         } catch {
             #expect(error.code == .invalidIndices && error.reason.contains("ledger-live-solana"))
+        }
+        do {
+            _ = try PhraseAccounts.derive(
+                mnemonic, passphrase: none, type: .solana, scheme: DerivationScheme(.solanaKeygen), indices: [1])
+            Issue.record("solana-keygen derived index 1")
+        } catch {
+            #expect(error.code == .invalidIndices && error.reason.contains("ledger-live-solana"))
+        }
+        #expect(throws: KeyFormatError(.invalidPath, "")) {
+            try PhraseAccounts.derive(
+                mnemonic, passphrase: none, type: .ethereum, scheme: DerivationScheme(.solanaKeygen), indices: [0])
         }
         for bad in ["m/44'/{i}/{i}", "m/44'/{i}x", "44'/60'", "metamask", "m/44'/60'/0'/0/x{i}", "m/2147483648/{i}"] {
             #expect(throws: KeyFormatError(.invalidPath, ""), "\(bad)") { try DerivationScheme(parsing: bad) }

@@ -117,6 +117,28 @@ import WalletCrypto
         #expect(rows[3].map(\.source) == ["4:m/44'/60'/0'/0/25"])
     }
 
+    /// A Solana scan without a path tries every Solana layout, `solana-keygen` (no path: the seed's first
+    /// half) last: a keypair the CLI made without `--derivation-path` is found, named by the path `m`.
+    @Test func aSolanaScanFindsTheKeygenKeyWithoutAPath() throws {
+        let mnemonic = try Mnemonic(phrase: SecretBytes(Array(Self.phrase.utf8)))
+        let keygen = try PhraseAccounts.derive(
+            mnemonic, passphrase: SecretBytes([]), type: .solana, scheme: DerivationScheme(.solanaKeygen), indices: [0]
+        )[0].secret.derived().address
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let path = try dir.write(
+            "keygen.csv",
+            "mnemonic,path,expected_address,type\n\(Self.phrase),,\(keygen),solana\n"
+                + "\(Self.phrase),solana-keygen,,solana\n")
+        let reader = try CSVKeyReader(path: path, kind: .phrases)
+        var rows: [[SecretRecord]] = []
+        while let row = try reader.nextPhraseRow() { rows.append(row.records(defaultType: nil, referencePrefix: "k")) }
+        #expect(rows[0].map(\.source) == ["1:m"])
+        #expect(try rows[0].map { try $0.result.get().derived().address } == [keygen])
+        #expect(rows[1].map(\.source) == ["2:0"] && rows[1].map(\.reference) == ["k-2-0"])
+        #expect(try rows[1].map { try $0.result.get().derived().address } == [keygen])
+    }
+
     /// A phrase in the wrong column (path, count, indices, gap_limit) refuses the row without echoing it:
     /// only cells of path or number characters are ever quoted.
     @Test func aPhraseInTheWrongColumnIsNeverEchoed() throws {

@@ -177,7 +177,7 @@ public struct ImportKeysAction: ChunkAction {
 
     public let configuration: Configuration
     /// The transport, made on the first chunk (tests hand one in).
-    let transport: ImportTransportCache
+    let transport: MadeOnce<ImportTransport>
     /// The keys admitted and not yet answered, by keyed fingerprint: the duplicate window.
     let window = ImportWindow()
     /// Where keystores are decrypted (shared by the step's chunks).
@@ -186,14 +186,14 @@ public struct ImportKeysAction: ChunkAction {
     /// An action for `configuration` against the signed-in core of the running command.
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        transport = ImportTransportCache { try await Self.makeTransport(configuration) }
+        transport = MadeOnce { try await Self.makeTransport(configuration) }
         items = ImportItems.source(configuration)
     }
 
     /// An action for `configuration` that sends through `transport` (tests: a fake core).
     init(_ configuration: Configuration, transport: ImportTransport) {
         self.configuration = configuration
-        self.transport = ImportTransportCache { transport }
+        self.transport = MadeOnce { transport }
         items = ImportItems.source(configuration)
     }
 
@@ -216,18 +216,21 @@ public struct ImportKeysAction: ChunkAction {
                     outputs["address"] ?? "", outputs["key_origin"] ?? "",
                 ]
             },
-            OutputSink(path: configuration.rejects, header: Self.rejectsHeader) { record in
-                switch record.state {
-                case .rejected:
-                    return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
-                case .failed:
-                    // A row the engine gave up on (the core kept failing): listed, so no row goes unexplained.
-                    return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
-                default:
-                    return nil
-                }
-            },
+            OutputSink(path: configuration.rejects, header: Self.rejectsHeader) { Self.rejectsRow($0) },
         ]
+    }
+
+    /// The rejects file's row of a rejected row, or of one the engine gave up on (the core kept failing
+    /// it: listed, so no row goes unexplained); nil for any other row.
+    static func rejectsRow(_ record: SinkRecord) -> [String]? {
+        switch record.state {
+        case .rejected:
+            return [record.fields["source"] ?? "", record.message ?? "", record.outputs["error_class"] ?? ""]
+        case .failed:
+            return [record.fields["source"] ?? "", record.message ?? "", record.errorClass ?? "failed"]
+        default:
+            return nil
+        }
     }
 
     /// The transport of the running command's signed-in session (per-user: one sign-in per subject).

@@ -45,6 +45,51 @@ enum ImportItems {
             return files * max(1, accounts)
         }
     }
+
+    /// The records of `chunk`'s items in its order: a CSV row's (or a phrase account's) from its attachment,
+    /// a file's read or decrypted on `pool` now (each derivation counted as `decrypted` in `context`).
+    static func secrets(
+        of chunk: [WorkItem], configuration: ImportKeysAction.Configuration, pool: KeystoreDecryptionPool,
+        context: ChunkContext
+    ) async throws -> [SecretRecord] {
+        switch configuration.format {
+        case .hexCSV, .base58CSV, .mnemonicCSV, .mnemonicDirectory:
+            return chunk.map { item in
+                (item.attachment as? ImportSecret)?.record
+                    ?? SecretRecord(
+                        source: item.fields["source"] ?? item.key, file: configuration.input, reference: nil,
+                        result: .failure(KeyFormatError(.emptyKey, "the row's key is not in memory any more")))
+            }
+        case .solanaJSONDirectory:
+            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .solanaKeypairJSON) }
+        case .rawDirectory:
+            let type = configuration.type ?? .ethereum
+            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .raw(type)) }
+        case .keystoreDirectory:
+            guard let passwords = configuration.passwords else {
+                throw ActionError.permanent("format keystore-dir needs password_env or password_file")
+            }
+            // Every file of the chunk goes to the pool at once: its slots bound the CPU and memory.
+            return try await withThrowingTaskGroup(of: (Int, KeyRecord, Bool).self) { group in
+                for (index, item) in chunk.enumerated() {
+                    let path = item.fields["path"] ?? ""
+                    group.addTask {
+                        let (record, derived) = try await pool.decryptFileCountingDerivation(
+                            at: path, passwords: passwords)
+                        return (index, record, derived)
+                    }
+                }
+                var records = [SecretRecord?](repeating: nil, count: chunk.count)
+                var derivations = 0
+                for try await (index, record, derived) in group {
+                    records[index] = SecretRecord(record)
+                    if derived { derivations += 1 }
+                }
+                context.count(ImportKeysAction.Work.decrypted, derivations)
+                return records.map { $0! }
+            }
+        }
+    }
 }
 
 /// A CSV row's validated key (or why it is refused), carried as a ``WorkItem`` attachment.
@@ -143,11 +188,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
             return item(record)
         case .phrases, .phraseFiles:
             while nextPending == pending.count {
-                guard let row = try nextPhrase() else { return nil }
-                pending = row.records(
-                    defaultType: configuration.type, referencePrefix: configuration.referencePrefix,
-                    gapLimit: configuration.gapLimit)
-                nextPending = 0
+                guard try derivePhrases() else { return nil }
             }
             let record = pending[nextPending]
             nextPending += 1
@@ -168,6 +209,30 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     "reference": DirectoryListing.defaultReference(forFileName: name),
                 ])
         }
+    }
+
+    /// Phrase rows read ahead and derived at once, one at a time per core: a phrase's PBKDF2 and path
+    /// steps dominate a phrase import's CPU, and on one thread they would bound it whatever `parallel`
+    /// says. A few rows per core keep the cores busy while the phrases held at once stay few (each row's
+    /// phrase is wiped once its accounts are derived).
+    static let phrasesAhead = 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Reads up to ``phrasesAhead`` phrase rows and derives their records on every core, in row order,
+    /// into `pending`; false at the end of the input.
+    private func derivePhrases() throws -> Bool {
+        var read: [PhraseRow] = []
+        while read.count < Self.phrasesAhead, let row = try nextPhrase() { read.append(row) }
+        guard !read.isEmpty else { return false }
+        let rows = read
+        let (type, prefix, gapLimit) = (configuration.type, configuration.referencePrefix, configuration.gapLimit)
+        let derived = Mutex([[SecretRecord]](repeating: [], count: rows.count))
+        DispatchQueue.concurrentPerform(iterations: rows.count) { index in
+            let records = rows[index].records(defaultType: type, referencePrefix: prefix, gapLimit: gapLimit)
+            derived.withLock { $0[index] = records }
+        }
+        pending = derived.withLock { records in records.flatMap { $0 } }
+        nextPending = 0
+        return true
     }
 
     /// The next phrase of a phrase CSV or directory; nil at the end.
@@ -245,16 +310,18 @@ final class ImportWindow: Sendable {
     var count: Int { state.withLock { $0.held.count } }
 }
 
-/// The import's transport, made once on first use and shared by the step's chunks.
-final class ImportTransportCache: Sendable {
-    private let make: @Sendable () async throws -> ImportTransport
-    private let made = Mutex<Task<ImportTransport, any Error>?>(nil)
+/// A value made once on first use and shared by a step's chunks (the import's transport, the
+/// reconcile's listing of the core's wallets); a failure to make it is thrown to every caller that
+/// asked, and the next call tries again.
+final class MadeOnce<Value: Sendable>: Sendable {
+    private let make: @Sendable () async throws -> Value
+    private let made = Mutex<Task<Value, any Error>?>(nil)
 
-    init(_ make: @escaping @Sendable () async throws -> ImportTransport) { self.make = make }
+    init(_ make: @escaping @Sendable () async throws -> Value) { self.make = make }
 
-    /// The transport; a failure to make it is thrown to every chunk that asks (and asked again later).
-    func get() async throws -> ImportTransport {
-        let task = made.withLock { made -> Task<ImportTransport, any Error> in
+    /// The value, made by the first call.
+    func get() async throws -> Value {
+        let task = made.withLock { made -> Task<Value, any Error> in
             if let made { return made }
             let task = Task { try await make() }
             made = task

@@ -84,47 +84,9 @@ extension ImportKeysAction {
         static let decrypted = "decrypted"
     }
 
-    /// The chunk's records in its order: a CSV row's from its attachment, a file's read or decrypted now
-    /// (each derivation counted as `decrypted` in `context`).
+    /// The chunk's records in its order (``ImportItems/secrets(of:configuration:pool:context:)``).
     func secrets(of chunk: [WorkItem], context: ChunkContext) async throws -> [SecretRecord] {
-        switch configuration.format {
-        case .hexCSV, .base58CSV, .mnemonicCSV, .mnemonicDirectory:
-            return chunk.map { item in
-                (item.attachment as? ImportSecret)?.record
-                    ?? SecretRecord(
-                        source: item.fields["source"] ?? item.key, file: configuration.input, reference: nil,
-                        result: .failure(KeyFormatError(.emptyKey, "the row's key is not in memory any more")))
-            }
-        case .solanaJSONDirectory:
-            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .solanaKeypairJSON) }
-        case .rawDirectory:
-            let type = configuration.type ?? .ethereum
-            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .raw(type)) }
-        case .keystoreDirectory:
-            guard let passwords = configuration.passwords else {
-                throw ActionError.permanent("format keystore-dir needs password_env or password_file")
-            }
-            let pool = pool
-            // Every file of the chunk goes to the pool at once: its slots bound the CPU and memory.
-            return try await withThrowingTaskGroup(of: (Int, KeyRecord, Bool).self) { group in
-                for (index, item) in chunk.enumerated() {
-                    let path = item.fields["path"] ?? ""
-                    group.addTask {
-                        let (record, derived) = try await pool.decryptFileCountingDerivation(
-                            at: path, passwords: passwords)
-                        return (index, record, derived)
-                    }
-                }
-                var records = [SecretRecord?](repeating: nil, count: chunk.count)
-                var derivations = 0
-                for try await (index, record, derived) in group {
-                    records[index] = SecretRecord(record)
-                    if derived { derivations += 1 }
-                }
-                context.count(Work.decrypted, derivations)
-                return records.map { $0! }
-            }
-        }
+        try await ImportItems.secrets(of: chunk, configuration: configuration, pool: pool, context: context)
     }
 
     static func rejected(_ reject: ImportReject) -> ItemOutcome {

@@ -8,12 +8,17 @@ import WalletCrypto
 /// against the C floor (`bench/floor/crypto_floor.c`).
 ///
 ///     walletops-bench phrases [--phrases N] [--peer-phrases M] [--python PATH] [--floor FILE]
+///     walletops-bench phrases --seed-only [--floor FILE]
 ///
+/// `--seed-only` prints the seed's line alone (the PBKDF2 step against the C floor, for `make bench`).
 /// The peer derives 20 accounts of the first M phrases (default 200), once: its Python BIP-32 is slow
 /// enough that three rounds of the whole input would dominate `make bench-micro` (docs/bench.md
 /// "Recovery phrases" has the figures).
 enum PhraseBench {
     static func run(_ arguments: [String]) throws -> String {
+        if arguments.contains("--seed-only") {
+            return try seedLine(try Mnemonic(entropy: SecretBytes.random(count: 16)), arguments: arguments)
+        }
         let count = value(arguments, "--phrases").flatMap { Int($0) } ?? 2_000
         let python = value(arguments, "--python") ?? ".build/oracle-venv/bin/python"
         let peerPhrases = min(count, value(arguments, "--peer-phrases").flatMap { Int($0) } ?? 200)
@@ -54,18 +59,23 @@ enum PhraseBench {
                     peerRates.isEmpty ? "-" : peerRates.joined(separator: ", "),
                     best > 0 ? String(format: "%.2fx", rate / best) : "-"))
         }
-        let seed = try Mnemonic(phrase: phrases[0])
-        let pbkdf2 = try CPUTime.perCall { _ = try seed.seed() }
-        let floor = readFloor(arguments)["PBKDF2-HMAC-SHA512, 2048 iterations (BIP-39 seed)"]
         lines.append("")
         lines.append(
-            String(format: "Seed alone (Mnemonic.seed, one thread, CPU time per call): %.1f us", pbkdf2)
-                + (floor.map { String(format: "; C floor (PKCS5_PBKDF2_HMAC): %.1f us (%.2fx)", $0, pbkdf2 / $0) } ?? "")
-        )
+            "Seed alone (Mnemonic.seed, one thread, CPU time per call): "
+                + (try seedLine(try Mnemonic(phrase: phrases[0]), arguments: arguments)))
         lines.append(
             "\(count) phrases of 12 words (the peer's 20-account rows: the first \(peerPhrases), one round); "
                 + "walletops the fastest of 3 rounds, the peer's 1-account row too.")
         return lines.joined(separator: "\n")
+    }
+
+    /// The seed's CPU time per call on one thread, beside the C floor's `PKCS5_PBKDF2_HMAC` from the
+    /// `--floor` file when given.
+    static func seedLine(_ mnemonic: Mnemonic, arguments: [String]) throws -> String {
+        let pbkdf2 = try CPUTime.perCall { _ = try mnemonic.seed() }
+        let floor = readFloor(arguments)["PBKDF2-HMAC-SHA512, 2048 iterations (BIP-39 seed)"]
+        return String(format: "%.1f us", pbkdf2)
+            + (floor.map { String(format: "; C floor (PKCS5_PBKDF2_HMAC): %.1f us (%.2fx)", $0, pbkdf2 / $0) } ?? "")
     }
 
     /// Phrases per second and CPU milliseconds per phrase over two threads, fastest of three rounds.

@@ -50,6 +50,16 @@ enum FuzzTargets {
             _ = try? DerivationPath(parsing: text)
             _ = try? BIP32.ExtendedPrivateKey(text: SecretBytes(bytes))
             _ = try? BIP32.ExtendedPublicKey(text: text)
+            // The same bytes as a passphrase: its NFKD, which runs without a String, must give the seed that
+            // Foundation's NFKD of the text gives (a differential check; ASCII is its own NFKD).
+            if bytes.contains(where: { $0 >= 0x80 }), bytes.count <= 256,
+                let valid = String(validating: bytes, as: UTF8.self)
+            {
+                let ours = try? FuzzTargets.vectorPhrase.seed(passphrase: SecretBytes(bytes))
+                let foundation = try? FuzzTargets.vectorPhrase.seed(
+                    passphrase: SecretBytes(Array(valid.decomposedStringWithCompatibilityMapping.utf8)))
+                precondition(ours != nil && ours == foundation, "the passphrase's NFKD is not Foundation's")
+            }
         },
         "base58": { bytes in _ = try? Base58.decode(String(decoding: bytes, as: UTF8.self)) },
         "cbor": { bytes in _ = try? CBORDecoder().decode(bytes) },
@@ -69,4 +79,10 @@ enum FuzzTargets {
     ]
 
     static let scratchFile = NSTemporaryDirectory() + "walletops-fuzz-\(getpid()).csv"
+
+    /// BIP-39's first English test vector, whose seeds the mnemonic target compares.
+    static let vectorPhrase = try! Mnemonic(
+        phrase: SecretBytes(
+            Array("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about".utf8))
+    )
 }
