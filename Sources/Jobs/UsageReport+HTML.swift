@@ -17,6 +17,7 @@ extension UsageReport {
             svg text{font-size:11px;font-family:monospace}
             </style></head><body>
             <h1>Remote session usage</h1>
+            <p class="period">\(Self.escape(periodLine))</p>
             <p>Generated \(Self.escape(Self.time(generatedAt))). Near limit: \(nearLimit)%.
             \(rows.count) grants in \(Set(rows.map(\.sessionId)).count) sessions.</p>
 

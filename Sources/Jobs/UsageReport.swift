@@ -8,6 +8,9 @@ public struct UsageReport: Sendable {
         public var walletId, walletAddress, appName, appURL, credentialId, sessionId, network, chainId: String
         public var grantKind, grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits: String
         public var expiresAt, status: String
+        /// The report's period (RFC 3339, "" when open or when the report has none) and what the grant
+        /// paid within it ("" without a period, or from a core without the extension).
+        public var periodSince = "", periodUntil = "", usedInPeriod = ""
 
         /// Creates a row; amounts are canonical unsigned decimals.
         public init(
@@ -44,6 +47,7 @@ public struct UsageReport: Sendable {
                 network: v[6], chainId: v[7], grantKind: v[8], grantTo: v[9], grantToken: v[10], limit: v[11],
                 used: v[12], remaining: v[13], percentUsed: v[14], usedNativeUnits: v[15], expiresAt: v[16],
                 status: v[17])
+            (periodSince, periodUntil, usedInPeriod) = (v[18], v[19], v[20])
         }
 
         /// The values in ``UsageReport/header`` order.
@@ -51,26 +55,35 @@ public struct UsageReport: Sendable {
             [
                 walletId, walletAddress, appName, appURL, credentialId, sessionId, network, chainId, grantKind,
                 grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits, expiresAt, status,
+                periodSince, periodUntil, usedInPeriod,
             ]
         }
     }
 
-    /// The CSV header (public contract).
+    /// The CSV header (public contract: columns are only ever added at the end).
     public static let header = [
         "wallet_id", "wallet_address", "app_name", "app_url", "credential_id", "session_id", "network", "chain_id",
         "grant_kind", "grant_to", "grant_token", "limit", "used", "remaining", "percent_used", "used_native_units",
-        "expires_at", "status",
+        "expires_at", "status", "period_since", "period_until", "used_in_period",
     ]
 
     public var rows: [Row]
     public var nearLimit: Int
     public var generatedAt: Int64
+    /// The period `used_in_period` covers; nil for a report of cumulative figures only.
+    public var period: ReportPeriod?
 
     /// A report of `rows`.
-    public init(rows: [Row], nearLimit: Int, generatedAt: Int64) {
+    public init(rows: [Row], nearLimit: Int, generatedAt: Int64, period: ReportPeriod? = nil) {
         self.rows = rows
         self.nearLimit = nearLimit
         self.generatedAt = generatedAt
+        self.period = period
+    }
+
+    /// The report's first line: its period, or that its figures are cumulative.
+    public var periodLine: String {
+        period.map { "Period: \($0.label)." } ?? "Period: none (cumulative figures over each session's life)."
     }
 
     /// A summary line: sessions, grants and native wei used per group.
@@ -126,6 +139,8 @@ public struct UsageReport: Sendable {
             "{\(quote(name)):\(quote(s.key)),\"sessions\":\(s.sessions),\"grants\":\(s.grants),\"native_used\":\(quote(s.nativeUsed)),\"native_used_units\":\(quote(DecimalAmount.nativeUnits(s.nativeUsed)))}"
         }
         var text = "{\n  \"generated_at\": \(quote(Self.time(generatedAt))),\n  \"near_limit\": \(nearLimit),\n"
+        text += "  \"period_since\": \(quote(period?.sinceText ?? "")),\n"
+        text += "  \"period_until\": \(quote(period?.untilText ?? "")),\n"
         text += "  \"rows\": [\n    " + rows.map(rowObject).joined(separator: ",\n    ") + "\n  ],\n"
         text += "  \"by_app\": [" + byApp.map { summary($0, "app_name") }.joined(separator: ",") + "],\n"
         text += "  \"by_wallet\": [" + byWallet.map { summary($0, "wallet_id") }.joined(separator: ",") + "],\n"
@@ -141,7 +156,8 @@ public struct UsageReport: Sendable {
             for row in rows { text += "| " + row.map(escape).joined(separator: " | ") + " |\n" }
             return text
         }
-        var text = "# Remote session usage\n\nGenerated \(Self.time(generatedAt)); near limit: \(nearLimit)%.\n\n"
+        var text =
+            "# Remote session usage\n\n\(periodLine)\n\nGenerated \(Self.time(generatedAt)); near limit: \(nearLimit)%.\n\n"
         text += "## Sessions and grants\n\n" + table(Self.header, rows.map(\.values))
         text += "\n## By app\n\n" + table(Self.summaryHeader("app_name"), byApp.map(Self.summaryValues))
         text += "\n## By wallet\n\n" + table(Self.summaryHeader("wallet_id"), byWallet.map(Self.summaryValues))

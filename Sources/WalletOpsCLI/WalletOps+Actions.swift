@@ -172,11 +172,12 @@ extension ActionRegistry {
             return UsageReportAction(
                 .init(
                     outputDirectory: try request.requiredText("output_dir"), formats: formats,
-                    nearLimit: try request.integer("near_limit") ?? 80))
+                    nearLimit: try request.integer("near_limit") ?? 80, period: try request.periodSettings()))
         }
         register("jobs.usage-sessions") { request in
             let coreURL = try request.coreURL()
-            return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8) {
+            let period = try request.periodSettings()
+            return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8, period: period) {
                 try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
             }
         }
@@ -195,6 +196,17 @@ extension ActionRegistry {
 }
 
 extension ActionRequest {
+    /// The usage report's `period`, `since` and `until`, checked when the run is planned (and by
+    /// `validate`), so a bad period stops the run before any request (exit 64).
+    func periodSettings() throws -> UsageSessionsAction.PeriodSettings {
+        let period = UsageSessionsAction.PeriodSettings(
+            period: try text("period") ?? "", since: try text("since") ?? "", until: try text("until") ?? "")
+        do { _ = try period.resolve(now: Int64(Date().timeIntervalSince1970)) } catch {
+            throw CLIError.usage("step '\(step.id)' (\(step.action)): \(error.message)")
+        }
+        return period
+    }
+
     /// An integer parameter, or nil when absent or empty.
     func integer(_ name: String) throws -> Int? {
         guard let text = try text(name), !text.isEmpty else { return nil }

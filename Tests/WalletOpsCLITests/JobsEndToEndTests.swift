@@ -422,7 +422,8 @@ import Testing
         #expect(
             world.read("report/usage.csv").hasPrefix(
                 "wallet_id,wallet_address,app_name,app_url,credential_id,session_id,network,chain_id,grant_kind,"
-                    + "grant_to,grant_token,limit,used,remaining,percent_used,used_native_units,expires_at,status\r\n"))
+                    + "grant_to,grant_token,limit,used,remaining,percent_used,used_native_units,expires_at,status,"
+                    + "period_since,period_until,used_in_period"))
         var staged: [String: Decimal] = [:]
         for transfer in world.rows("transfers.csv") {
             staged["\(transfer["session_id"]!) \(transfer["grant_kind"]!)", default: 0] += Decimal(
@@ -455,6 +456,28 @@ import Testing
         #expect(!html.contains("src=\"http") && !html.contains("<link") && !html.contains("@import"))
         #expect(world.read("report/usage.md").contains("## By wallet"))
         if !served { try Self.renderInChromium(world.path("report/usage.html")) }
+        #expect(world.read("report/usage.md").contains("Period: none (cumulative"))
+
+        // A period: this UTC month holds every staged transfer (all made just now), a past month none.
+        let month = String(ISO8601DateFormatter().string(from: Date()).prefix(7))
+        let monthly = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("monthly"), "period": month])
+        #expect(monthly.status == 0, "\(monthly)")
+        let monthRows = world.rows("monthly/usage.csv")
+        #expect(monthRows.count == usage.count)
+        #expect(
+            monthRows.allSatisfy { $0["used_in_period"] == $0["used"] && $0["period_since"] == "\(month)-01T00:00:00Z" }
+        )
+        #expect(world.read("monthly/usage.md").contains("Period: \(month)-01T00:00:00Z to "))
+        let past = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("past"), "period": "2020-01"])
+        #expect(past.status == 0, "\(past)")
+        #expect(world.rows("past/usage.csv").allSatisfy { $0["used_in_period"] == "0" })
+        #expect(world.rows("past/usage.csv").contains { $0["used"] != "0" })
+        let bad = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("bad"), "period": "2026-13"])
+        #expect(bad.status == 64, "\(bad)")
+        #expect(
+            bad.standardError.contains("period '2026-13' is not a month (YYYY-MM, e.g. 2026-11) or last-month"),
+            "\(bad)")
 
         // Sweep: plan changes nothing (a second plan is identical).
         let planVars = ["select": "expired-or-non-caller", "output": world.path("plan.csv")]

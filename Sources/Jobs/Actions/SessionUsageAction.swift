@@ -6,7 +6,9 @@ import Runner
 /// `jobs.session-usage`: the second step of the usage report, over the sessions `jobs.usage-sessions`
 /// listed (`for_each: ${{ steps.sessions.outputs.sessions }}`). Each session is one row of the run:
 /// GetSession and GetSessionUsage on its network, and one line per grant of the session in
-/// `<output_dir>/usage.csv` (a sink, in session order; header ``UsageReport/header``).
+/// `<output_dir>/usage.csv` (a sink, in session order; header ``UsageReport/header``). With a period
+/// (the item's `period_since`/`period_until`, which the sessions step fixed), GetSessionUsage also sums
+/// each grant's transfers within it.
 public struct SessionUsageAction: ChunkAction {
     /// The report's folder (`usage.csv` goes in it).
     public let outputDirectory: String
@@ -55,6 +57,7 @@ public struct SessionUsageAction: ChunkAction {
                 continue
             }
             let revoked = fields["revoked"] == "true"
+            let period = ReportPeriod(sinceText: fields["period_since"] ?? "", untilText: fields["period_until"] ?? "")
             do {
                 let session = try await client.call(
                     .getSession, GetSessionRequest(sessionId: sessionId, includeRevoked: revoked ? true : nil),
@@ -63,9 +66,11 @@ public struct SessionUsageAction: ChunkAction {
                 let usage = try await client.call(
                     .getSessionUsage,
                     GetSessionUsageRequest(
-                        sessionId: sessionId, network: session.chainId, includeRevoked: revoked ? true : nil),
+                        sessionId: sessionId, network: session.chainId, includeRevoked: revoked ? true : nil,
+                        since: period.map { $0.sinceText.isEmpty ? nil : $0.sinceText } ?? nil,
+                        until: period.map { $0.untilText.isEmpty ? nil : $0.untilText } ?? nil),
                     as: GetSessionUsageResponse.self)
-                let rows = Self.rows(fields: fields, session: session, usage: usage, now: now())
+                let rows = Self.rows(fields: fields, session: session, usage: usage, period: period, now: now())
                 outcomes.append(
                     .succeeded(
                         ActionResult(outputs: [
@@ -83,7 +88,8 @@ public struct SessionUsageAction: ChunkAction {
 
     /// The report rows of one session: one per grant.
     static func rows(
-        fields: [String: String], session: RemoteSession, usage: GetSessionUsageResponse, now: Int64
+        fields: [String: String], session: RemoteSession, usage: GetSessionUsageResponse, period: ReportPeriod? = nil,
+        now: Int64
     ) -> [UsageReport.Row] {
         let revoked = fields["revoked"] == "true"
         let expiry = RFC3339.parse(session.expiresAt) ?? 0
@@ -92,7 +98,7 @@ public struct SessionUsageAction: ChunkAction {
             let limit = entry.grant.nativeTransfer?.limit ?? entry.grant.erc20Transfer?.limit ?? "0"
             let used = entry.used ?? "0"
             let isNative = entry.grant.kind == .nativeTransfer
-            return UsageReport.Row(
+            var row = UsageReport.Row(
                 walletId: fields["wallet_id"] ?? "", walletAddress: fields["wallet_address"] ?? "",
                 appName: fields["app_name"] ?? "", appURL: fields["app_url"] ?? "",
                 credentialId: fields["credential_id"] ?? "", sessionId: fields["session_id"] ?? "",
@@ -107,6 +113,11 @@ public struct SessionUsageAction: ChunkAction {
                 usedNativeUnits: isNative ? DecimalAmount.nativeUnits(used) : "",
                 expiresAt: session.expiresAt,
                 status: Self.status(revoked: revoked || session.revokedAt != nil, expiry: expiry, now: now))
+            if let period {
+                (row.periodSince, row.periodUntil) = (period.sinceText, period.untilText)
+                row.usedInPeriod = entry.usedInPeriod ?? ""
+            }
+            return row
         }
     }
 

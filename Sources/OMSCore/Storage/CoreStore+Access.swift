@@ -163,6 +163,24 @@ extension SQLiteDatabase {
             [.text(session), .integer(Int64(chain)), .text(key), .text(used.decimalString)])
     }
 
+    /// A session's executed transfers on `chain` with `since <= executed_at < until`, in execution order,
+    /// read along `transactions_executed_by_session`.
+    func executedTransfers(session: String, chain: UInt64, since: Int64, until: Int64) throws
+        -> [ExecutedTransfer]
+    {
+        try rows(
+            "SELECT token, to_address, amount, grant_key FROM transactions "
+                + "INDEXED BY transactions_executed_by_session WHERE session_id = ? AND status = 'executed' "
+                + "AND executed_at >= ? AND executed_at < ? AND chain_id = ? ORDER BY executed_at, seq",
+            [.text(session), .integer(since), .integer(until), .integer(Int64(chain))]
+        ).map { row in
+            guard let amount = row[2].text.flatMap(TokenAmount.init(canonical:)) else {
+                throw WaasError(.dataIntegrityError, "transactions holds a malformed amount for \(session)")
+            }
+            return ExecutedTransfer(token: row[0].text, to: row[1].text ?? "", amount: amount, grantKey: row[3].text)
+        }
+    }
+
     // MARK: Ledger
 
     func insertTransfer(_ transfer: TransferRecord, project: String, now: Int64) throws {
@@ -203,11 +221,16 @@ extension SQLiteDatabase {
                     + "AND tx_nonce IS NOT NULL", [.text(wallet), .integer(Int64(chain))]) ?? 0)
     }
 
-    func markExecuted(_ id: String, nonce: UInt64, txHash: String, raw: String, now: Int64) throws {
+    /// Records the signed transaction; `grantKey` is the session allowance it spent (nil for the owner's).
+    func markExecuted(
+        _ id: String, nonce: UInt64, txHash: String, raw: String, grantKey: String? = nil, now: Int64
+    ) throws {
         try execute(
             "UPDATE transactions SET status = 'executed', executed_at = ?, tx_nonce = ?, tx_hash = ?, "
-                + "raw_transaction = ? WHERE id = ? AND status = 'prepared'",
-            [.integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), .text(id)])
+                + "raw_transaction = ?, grant_key = ? WHERE id = ? AND status = 'prepared'",
+            [
+                .integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), SQLiteValue(grantKey), .text(id),
+            ])
         guard changes == 1 else { throw WaasError(.dataIntegrityError, "transaction \(id) was not prepared") }
     }
 

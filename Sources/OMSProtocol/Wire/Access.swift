@@ -195,17 +195,25 @@ public struct ListSessionsResponse: Codable, Hashable, Sendable {
     }
 }
 
-/// `Waas/GetSessionUsage {sessionId, network, includeRevoked?}` -> `{entries}`.
+/// `Waas/GetSessionUsage {sessionId, network, includeRevoked?, since?, until?}` -> `{entries}`.
 public struct GetSessionUsageRequest: Codable, Hashable, Sendable {
     public var sessionId: String
     /// The chain id as a decimal string.
     public var network: String
     /// walletops extension: `true` lets the wallet's owner read what a revoked session spent.
     public var includeRevoked: Bool?
-    public init(sessionId: String, network: String, includeRevoked: Bool? = nil) {
+    /// walletops extension: the period's start (RFC 3339, inclusive); with `until`, asks for `usedInPeriod`.
+    public var since: String?
+    /// walletops extension: the period's end (RFC 3339, exclusive).
+    public var until: String?
+    public init(
+        sessionId: String, network: String, includeRevoked: Bool? = nil, since: String? = nil, until: String? = nil
+    ) {
         self.sessionId = sessionId
         self.network = network
         self.includeRevoked = includeRevoked
+        self.since = since
+        self.until = until
     }
 }
 
@@ -214,10 +222,14 @@ public struct UsageEntry: Codable, Hashable, Sendable {
     public var grant: Grant
     public var used: String?
     public var remaining: String?
-    public init(grant: Grant, used: String? = nil, remaining: String? = nil) {
+    /// walletops extension: what the grant paid within the request's `since`/`until` (executed
+    /// transfers); absent when no period was asked, or from a core without the extension.
+    public var usedInPeriod: String?
+    public init(grant: Grant, used: String? = nil, remaining: String? = nil, usedInPeriod: String? = nil) {
         self.grant = grant
         self.used = used
         self.remaining = remaining
+        self.usedInPeriod = usedInPeriod
     }
 }
 
