@@ -11,6 +11,11 @@ public struct UsageReport: Sendable {
         /// The report's period (RFC 3339, "" when open or when the report has none) and what the grant
         /// paid within it ("" without a period, or from a core without the extension).
         public var periodSince = "", periodUntil = "", usedInPeriod = ""
+        /// What the amounts are counted in: the native symbol (POL, ETH), the token list's symbol, or for
+        /// a token the list does not name, its address (the amounts then stay in base units).
+        public var unit = ""
+        /// The unit's decimals ("" for an unknown token) and the amounts in units (exact decimals).
+        public var decimals = "", limitUnits = "", usedUnits = "", remainingUnits = "", usedInPeriodUnits = ""
 
         /// Creates a row; amounts are canonical unsigned decimals.
         public init(
@@ -48,6 +53,9 @@ public struct UsageReport: Sendable {
                 used: v[12], remaining: v[13], percentUsed: v[14], usedNativeUnits: v[15], expiresAt: v[16],
                 status: v[17])
             (periodSince, periodUntil, usedInPeriod) = (v[18], v[19], v[20])
+            (unit, decimals, limitUnits, usedUnits, remainingUnits, usedInPeriodUnits) = (
+                v[21], v[22], v[23], v[24], v[25], v[26]
+            )
         }
 
         /// The values in ``UsageReport/header`` order.
@@ -55,7 +63,8 @@ public struct UsageReport: Sendable {
             [
                 walletId, walletAddress, appName, appURL, credentialId, sessionId, network, chainId, grantKind,
                 grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits, expiresAt, status,
-                periodSince, periodUntil, usedInPeriod,
+                periodSince, periodUntil, usedInPeriod, unit, decimals, limitUnits, usedUnits, remainingUnits,
+                usedInPeriodUnits,
             ]
         }
     }
@@ -64,7 +73,8 @@ public struct UsageReport: Sendable {
     public static let header = [
         "wallet_id", "wallet_address", "app_name", "app_url", "credential_id", "session_id", "network", "chain_id",
         "grant_kind", "grant_to", "grant_token", "limit", "used", "remaining", "percent_used", "used_native_units",
-        "expires_at", "status", "period_since", "period_until", "used_in_period",
+        "expires_at", "status", "period_since", "period_until", "used_in_period", "unit", "decimals", "limit_units",
+        "used_units", "remaining_units", "used_in_period_units",
     ]
 
     public var rows: [Row]

@@ -188,7 +188,18 @@ extension ActionRegistry {
                         + "jobs.usage-sessions step listed (see jobs/usage-report.yaml)")
             }
             let coreURL = try request.coreURL()
-            return SessionUsageAction(outputDirectory: try request.requiredText("output_dir")) {
+            var tokens = TokenList()
+            if let path = try request.text("token_list"), !path.isEmpty {
+                // Read when the run is planned: a bad list stops it before any request (exit 65, 66 or 74).
+                do throws(JobsError) { tokens = try TokenList.load(path: path) } catch {
+                    switch error.inputProblem {
+                    case .missing: throw CLIError(.noInput, error.message)
+                    case .unreadable: throw CLIError(.ioError, error.message)
+                    case .invalidData, nil: throw CLIError(.dataError, error.message)
+                    }
+                }
+            }
+            return SessionUsageAction(outputDirectory: try request.requiredText("output_dir"), tokens: tokens) {
                 try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
             }
         }

@@ -131,7 +131,8 @@ import Testing
         let label = "Period: 2026-11-01T00:00:00Z to 2026-12-01T00:00:00Z (end excluded)."
         #expect(report.markdown.hasPrefix("# Remote session usage\n\n\(label)\n"))
         #expect(report.html.contains("<p class=\"period\">\(label)</p>"))
-        #expect(report.csv.split(separator: "\r\n")[1].hasSuffix(",2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,30"))
+        #expect(
+            report.csv.split(separator: "\r\n")[1].contains(",active,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,30,"))
         #expect(UsageReport(rows: [], nearLimit: 80, generatedAt: 0).markdown.contains("Period: none"))
     }
 }

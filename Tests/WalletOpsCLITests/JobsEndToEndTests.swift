@@ -473,6 +473,30 @@ import Testing
         #expect(past.status == 0, "\(past)")
         #expect(world.rows("past/usage.csv").allSatisfy { $0["used_in_period"] == "0" })
         #expect(world.rows("past/usage.csv").contains { $0["used"] != "0" })
+        // Units: the demo's token as a 6-decimal USDC from a token list; a malformed list stops the run.
+        try Data(
+            #"{"tokens": [{"chainId": 80002, "address": "0x3333333333333333333333333333333333333333", "symbol": "USDC", "decimals": 6}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: world.path("tokens.json")))
+        let units = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("units"), "token_list": world.path("tokens.json")])
+        #expect(units.status == 0, "\(units)")
+        let unitRows = world.rows("units/usage.csv")
+        #expect(unitRows.contains { $0["unit"] == "USDC" && $0["used_units"] == "250" && $0["used"] == "250000000" })
+        #expect(unitRows.contains { $0["unit"] == "POL" && $0["used_units"] == "0.85" })
+        #expect(
+            usage.contains {
+                $0["grant_kind"] == "erc20Transfer" && $0["unit"] == "0x3333333333333333333333333333333333333333"
+            })
+        try Data("[\n{\"chainId\": 80002, \"address\": \"0x33\", \"symbol\": \"USDC\", \"decimals\": 6}]".utf8).write(
+            to: URL(fileURLWithPath: world.path("bad-tokens.json")))
+        let badList = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("bad"), "token_list": world.path("bad-tokens.json")])
+        #expect(badList.status == 65, "\(badList)")
+        #expect(
+            badList.standardError.contains(
+                "token list \(world.path("bad-tokens.json")):2: [0].address: expected 0x + 40 hex digits, got \"0x33\""),
+            "\(badList)")
         let bad = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("bad"), "period": "2026-13"])
         #expect(bad.status == 64, "\(bad)")
         #expect(

@@ -12,6 +12,8 @@ import Runner
 public struct SessionUsageAction: ChunkAction {
     /// The report's folder (`usage.csv` goes in it).
     public let outputDirectory: String
+    /// The operator's ERC-20 symbols and decimals (`token_list`); tokens it does not name stay in base units.
+    public let tokens: TokenList
     /// When the report is made (a session is `expired` from its expiry on).
     public let now: @Sendable () -> Int64
     /// The signed-in client, opened on the first chunk.
@@ -19,10 +21,12 @@ public struct SessionUsageAction: ChunkAction {
 
     /// An action writing `<outputDirectory>/usage.csv`, reading through `client()`.
     public init(
-        outputDirectory: String, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+        outputDirectory: String, tokens: TokenList = TokenList(),
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
         client: @escaping @Sendable () throws -> WaasClient
     ) {
         self.outputDirectory = outputDirectory
+        self.tokens = tokens
         self.now = now
         self.client = client
     }
@@ -70,7 +74,8 @@ public struct SessionUsageAction: ChunkAction {
                         since: period.map { $0.sinceText.isEmpty ? nil : $0.sinceText } ?? nil,
                         until: period.map { $0.untilText.isEmpty ? nil : $0.untilText } ?? nil),
                     as: GetSessionUsageResponse.self)
-                let rows = Self.rows(fields: fields, session: session, usage: usage, period: period, now: now())
+                let rows = Self.rows(
+                    fields: fields, session: session, usage: usage, period: period, tokens: tokens, now: now())
                 outcomes.append(
                     .succeeded(
                         ActionResult(outputs: [
@@ -89,11 +94,12 @@ public struct SessionUsageAction: ChunkAction {
     /// The report rows of one session: one per grant.
     static func rows(
         fields: [String: String], session: RemoteSession, usage: GetSessionUsageResponse, period: ReportPeriod? = nil,
-        now: Int64
+        tokens: TokenList = TokenList(), now: Int64
     ) -> [UsageReport.Row] {
         let revoked = fields["revoked"] == "true"
         let expiry = RFC3339.parse(session.expiresAt) ?? 0
-        let network = Network.all.first { String($0.chainId) == session.chainId }?.name ?? session.chainId
+        let known = Network.all.first { String($0.chainId) == session.chainId }
+        let network = known?.name ?? session.chainId
         return usage.entries.map { entry in
             let limit = entry.grant.nativeTransfer?.limit ?? entry.grant.erc20Transfer?.limit ?? "0"
             let used = entry.used ?? "0"
@@ -117,6 +123,20 @@ public struct SessionUsageAction: ChunkAction {
                 (row.periodSince, row.periodUntil) = (period.sinceText, period.untilText)
                 row.usedInPeriod = entry.usedInPeriod ?? ""
             }
+            let decimals: Int?
+            if let token = entry.grant.erc20Transfer?.token {
+                let listed = UInt64(session.chainId).flatMap { tokens.token(chainId: $0, address: token) }
+                (row.unit, decimals) = (listed?.symbol ?? token.lowercased(), listed?.decimals)
+            } else {
+                (row.unit, decimals) = (known?.nativeCurrency.symbol ?? "wei", known?.nativeCurrency.decimals)
+            }
+            row.decimals = decimals.map(String.init) ?? ""
+            func inUnits(_ amount: String) -> String {
+                amount.isEmpty ? "" : decimals.map { DecimalAmount.units(amount, decimals: $0) } ?? amount
+            }
+            (row.limitUnits, row.usedUnits, row.remainingUnits, row.usedInPeriodUnits) = (
+                inUnits(row.limit), inUnits(row.used), inUnits(row.remaining), inUnits(row.usedInPeriod)
+            )
             return row
         }
     }

@@ -142,7 +142,8 @@ struct PreparedRun {
             self.plan = plan
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
-            throw CommandExit(.usage)
+            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
+            throw CommandExit(error.exitCode)
         }
         // A chunk action that reads its own input: its rows are the step's items, its files part of the
         // identity (`<step>.input`, `<step>.input2`, ...).
