@@ -28,12 +28,10 @@ extension UsageReport {
             + Self.table(
                 id: "grants", header: Self.header, rows: rows.map(\.values),
                 near: rows.map(isNearLimit))
-        page +=
-            "<h2>By app</h2>\n"
-            + Self.table(id: "apps", header: Self.summaryHeader("app_name"), rows: byApp.map(Self.summaryValues))
-        page +=
-            "<h2>By wallet</h2>\n"
-            + Self.table(id: "wallets", header: Self.summaryHeader("wallet_id"), rows: byWallet.map(Self.summaryValues))
+        for section in summarySections {
+            page +=
+                "<h2>\(section.title)</h2>\n" + Self.table(id: section.id, header: section.header, rows: section.rows)
+        }
         page +=
             "<h2>At or over \(nearLimit)%</h2>\n"
             + Self.table(id: "near", header: Self.header, rows: nearLimitRows.map(\.values))

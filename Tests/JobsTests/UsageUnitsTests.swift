@@ -146,3 +146,63 @@ import Testing
         }
     }
 }
+
+/// Names and summaries (issue 26): wallets by reference, apps by name, totals per app, wallet and network
+/// that include ERC-20 usage in units.
+@Suite struct UsageSummaryTests {
+    static func row(
+        app: String, wallet: String, reference: String, session: String, network: String = "polygonAmoy",
+        unit: String, decimals: String, used: String, inPeriod: String, token: String = ""
+    ) -> UsageReport.Row {
+        var row = UsageReport.Row(values: [])
+        (row.appName, row.walletId, row.walletReference, row.sessionId, row.network) = (
+            app, wallet, reference, session, network
+        )
+        row.grantKind = token.isEmpty ? "nativeTransfer" : "erc20Transfer"
+        (row.grantToken, row.unit, row.decimals, row.used, row.usedInPeriod) = (token, unit, decimals, used, inPeriod)
+        return row
+    }
+
+    @Test func summariesByAppWalletAndNetworkIncludeTokens() {
+        let usdc = UsageUnitsTests.usdc
+        let unknown = UsageUnitsTests.unknown
+        let rows = [
+            Self.row(
+                app: "Payroll Bot", wallet: "wal_1", reference: "treasury", session: "s1", unit: "POL",
+                decimals: "18", used: "850000000000000000", inPeriod: "250000000000000000"),
+            Self.row(
+                app: "Payroll Bot", wallet: "wal_1", reference: "treasury", session: "s1", unit: "USDC",
+                decimals: "6", used: "12500000", inPeriod: "500000", token: usdc),
+            Self.row(
+                app: "Payroll Bot", wallet: "wal_2", reference: "", session: "s2", unit: "USDC", decimals: "6",
+                used: "7500000", inPeriod: "0", token: usdc),
+            Self.row(
+                app: "Game Server", wallet: "wal_2", reference: "", session: "s3", network: "mainnet", unit: "ETH",
+                decimals: "18", used: "1", inPeriod: "1"),
+            Self.row(
+                app: "Game Server", wallet: "wal_2", reference: "", session: "s3", network: "mainnet", unit: unknown,
+                decimals: "", used: "42", inPeriod: "2", token: unknown),
+        ]
+        let report = UsageReport(
+            rows: rows, nearLimit: 80, generatedAt: 0, period: ReportPeriod(since: 1_793_491_200, until: nil))
+        let apps = report.byApp
+        #expect(apps.map(\.name) == ["Game Server", "Payroll Bot"])
+        #expect(apps[1].totals.map(\.usedText) == ["0.85 POL", "20 USDC"])
+        #expect(apps[1].totals.map(\.usedInPeriodText) == ["0.25 POL", "0.5 USDC"])
+        #expect(apps[0].totals.map(\.usedText) == ["0.000000000000000001 ETH", "42 base units of \(unknown)"])
+        let wallets = report.byWallet
+        #expect(wallets.map(\.name) == ["treasury", "wal_2"], "a wallet without a reference keeps its id")
+        #expect(wallets[1].sessions == 2 && wallets[1].grants == 3)
+        let networks = report.byNetwork
+        #expect(networks.map(\.name) == ["mainnet", "polygonAmoy"])
+        #expect(networks[1].totals.map(\.usedText) == ["0.85 POL", "20 USDC"])
+        let markdown = report.markdown
+        #expect(markdown.contains("| treasury | wal_1 | 1 | 2 | 0.85 POL; 12.5 USDC | 0.25 POL; 0.5 USDC |"))
+        #expect(markdown.contains("## By network"))
+        #expect(!markdown.contains("| wallet_id | wallet_address |"), "not the CSV's columns")
+        let json = try? JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
+        let byNetwork = json?["by_network"] as? [[String: Any]]
+        #expect((byNetwork?[1]["used"] as? [[String: String]])?.map { $0["used_units"] } == ["0.85", "20"])
+        #expect((json?["by_wallet"] as? [[String: Any]])?.first?["wallet_reference"] as? String == "treasury")
+    }
+}

@@ -488,6 +488,10 @@ import Testing
             usage.contains {
                 $0["grant_kind"] == "erc20Transfer" && $0["unit"] == "0x3333333333333333333333333333333333333333"
             })
+        // Wallets are named by their references.
+        #expect(
+            usage.allSatisfy { $0["wallet_reference"]!.hasPrefix("demo-eth-") },
+            "\(usage.map { $0["wallet_reference"]! })")
         try Data("[\n{\"chainId\": 80002, \"address\": \"0x33\", \"symbol\": \"USDC\", \"decimals\": 6}]".utf8).write(
             to: URL(fileURLWithPath: world.path("bad-tokens.json")))
         let badList = try world.run(

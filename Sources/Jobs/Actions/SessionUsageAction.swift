@@ -119,6 +119,7 @@ public struct SessionUsageAction: ChunkAction {
                 usedNativeUnits: isNative ? DecimalAmount.nativeUnits(used) : "",
                 expiresAt: session.expiresAt,
                 status: Self.status(revoked: revoked || session.revokedAt != nil, expiry: expiry, now: now))
+            row.walletReference = fields["wallet_reference"] ?? ""
             if let period {
                 (row.periodSince, row.periodUntil) = (period.sinceText, period.untilText)
                 row.usedInPeriod = entry.usedInPeriod ?? ""

@@ -64,6 +64,7 @@ public struct UsageSessionsAction: Action {
                     guard let sessionId = credential.sessionId else { continue }
                     sessions.append([
                         "wallet_id": wallet.id, "wallet_address": wallet.address,
+                        "wallet_reference": wallet.reference ?? "",
                         "credential_id": credential.credentialId, "session_id": sessionId,
                         "app_name": credential.metadata?.appName ?? "", "app_url": credential.metadata?.appUrl ?? "",
                         "revoked": credential.revokedAt != nil ? "true" : "false",
