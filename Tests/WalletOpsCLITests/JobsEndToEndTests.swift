@@ -42,9 +42,9 @@ import Testing
         func run(_ playbook: String, _ vars: [String: String], environment: [String: String] = [:]) throws
             -> CLIResult
         {
-            var arguments = [
-                "run", Fixtures.repositoryRoot.appendingPathComponent(playbook).path, "--home", home.path, "--fresh",
-            ]
+            let file =
+                playbook.hasPrefix("/") ? playbook : Fixtures.repositoryRoot.appendingPathComponent(playbook).path
+            var arguments = ["run", file, "--home", home.path, "--fresh"]
             if let server { arguments += ["--core", server.baseURL.absoluteString] }
             for (name, value) in vars.sorted(by: { $0.key < $1.key }) { arguments += ["--var", "\(name)=\(value)"] }
             runs += 1
@@ -501,6 +501,18 @@ import Testing
             badList.standardError.contains(
                 "token list \(world.path("bad-tokens.json")):2: [0].address: expected 0x + 40 hex digits, got \"0x33\""),
             "\(badList)")
+        // A folder per month: the job's output_dir under now | date('%Y-%m') (docs/jobs.md "Monthly").
+        let job = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("jobs/usage-report.yaml"), encoding: .utf8)
+        let monthlyJob = job.replacingOccurrences(
+            of: "output_dir: ${{ vars.output_dir }}",
+            with: "output_dir: ${{ vars.output_dir }}/${{ now | date('%Y-%m') }}")
+        #expect(monthlyJob.components(separatedBy: "date('%Y-%m')").count == 3, "both steps that write")
+        try monthlyJob.write(toFile: world.path("monthly.yaml"), atomically: true, encoding: .utf8)
+        let kept = try world.run(world.path("monthly.yaml"), ["output_dir": world.path("reports"), "period": month])
+        #expect(kept.status == 0, "\(kept)")
+        #expect(world.rows("reports/\(month)/usage.csv").count == usage.count)
+        #expect(world.read("reports/\(month)/usage.html").contains("Period: \(month)-01T00:00:00Z"))
         let bad = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("bad"), "period": "2026-13"])
         #expect(bad.status == 64, "\(bad)")
         #expect(
