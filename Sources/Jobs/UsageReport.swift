@@ -140,9 +140,10 @@ public struct UsageReport: Sendable {
         public var usedInPeriodUnits: String {
             decimals.map { DecimalAmount.units(usedInPeriod, decimals: $0) } ?? usedInPeriod
         }
-        /// How a person reads an amount: "0.85 POL", "250 USDC", or "250 base units of 0x3333...".
+        /// How a person reads an amount: "0.85 POL", "250 USDC", or for an unlisted token "250 base units
+        /// of 0x3333...3333" (the whole address is in the row's grant_token).
         static func text(_ units: String, unit: String, known: Bool) -> String {
-            known ? "\(units) \(unit)" : "\(units) base units of \(unit)"
+            known ? "\(units) \(unit)" : "\(units) base units of \(Row.short(unit))"
         }
         public var usedText: String { Self.text(usedUnits, unit: unit, known: decimals != nil) }
         public var usedInPeriodText: String { Self.text(usedInPeriodUnits, unit: unit, known: decimals != nil) }

@@ -189,7 +189,7 @@ import Testing
         #expect(apps.map(\.name) == ["Game Server", "Payroll Bot"])
         #expect(apps[1].totals.map(\.usedText) == ["0.85 POL", "20 USDC"])
         #expect(apps[1].totals.map(\.usedInPeriodText) == ["0.25 POL", "0.5 USDC"])
-        #expect(apps[0].totals.map(\.usedText) == ["0.000000000000000001 ETH", "42 base units of \(unknown)"])
+        #expect(apps[0].totals.map(\.usedText) == ["0.000000000000000001 ETH", "42 base units of 0x3333...3333"])
         let wallets = report.byWallet
         #expect(wallets.map(\.name) == ["treasury", "wal_2"], "a wallet without a reference keeps its id")
         #expect(wallets[1].sessions == 2 && wallets[1].grants == 3)

@@ -563,32 +563,14 @@ import Testing
         #expect(list.status == 0, "the caller still works: \(list)")
     }
 
-    /// scripts/render-report.sh: headless Chromium renders the report offline and screenshots it to
-    /// .build/usage-report.png; exit 77 (not root, no chromium) skips with the script's message.
+    /// The job's own report rendered and printed (scripts/render-report.sh): the demo's apps, wallet
+    /// references and every column are on paper.
     static func renderInChromium(_ html: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        let png = Fixtures.repositoryRoot.appendingPathComponent(".build/usage-report.png").path
-        process.arguments = [
-            Fixtures.repositoryRoot.appendingPathComponent("scripts/render-report.sh").path, html, png,
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try? FileManager.default.removeItem(atPath: png)
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 77 {
-            print("usage report not rendered: \(message)")
-            return
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        guard let rendered = try RenderedReport.render(page, name: "usage-report-job") else { return }
+        #expect(rendered.screenshot.count > 20_000, "the screenshot is not blank")
+        for text in ["Period: none", "Payroll Bot", "demo-eth-1", "POL", "revoked", "expires", "wallet_reference"] {
+            #expect(rendered.printedText.contains(text), "the printed report has \(text)")
         }
-        #expect(process.terminationStatus == 0, "render-report.sh: \(message)")
-        let image = try Data(contentsOf: URL(fileURLWithPath: png))
-        #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
-        #expect(image.count > 20_000, "the screenshot is not blank (\(image.count) bytes)")
-        let dom = try String(contentsOfFile: String(png.dropLast(4)) + ".dom.html", encoding: .utf8)
-        #expect(dom.contains("<svg") && dom.contains("Payroll Bot"))
-        print("usage report screenshot: \(png)")
     }
 }
