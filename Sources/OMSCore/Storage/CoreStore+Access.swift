@@ -135,6 +135,37 @@ extension SQLiteDatabase {
         return (rows.prefix(limit).map(Self.sessionRecord), rows.count > limit)
     }
 
+    /// The owner's report listing: the account's sessions in `seq` order along `access_grants_by_account`,
+    /// revoked ones too when `includeRevoked` (revoked: the grant's own revocation, else its credential's),
+    /// each with its credential's metadata and its wallet's address and reference (primary-key joins).
+    func accountSessions(account: String, includeRevoked: Bool, afterSeq: Int64, limit: Int) throws
+        -> (sessions: [RemoteSession], seqs: [Int64], more: Bool)
+    {
+        let rows = try rows(
+            "SELECT g.seq, g.session_id, g.account_id, g.credential_id, g.wallet_id, g.chain_id, g.grants, "
+                + "g.expires_at, coalesce(g.revoked_at, c.revoked_at), c.metadata, w.address, w.reference "
+                + "FROM access_grants g INDEXED BY access_grants_by_account "
+                + "JOIN credentials c ON c.id = g.credential_id JOIN wallets w ON w.id = g.wallet_id "
+                + "WHERE g.account_id = ?1 AND g.type = 'remote' AND g.seq > ?2 "
+                + "AND (?3 OR coalesce(g.revoked_at, c.revoked_at) IS NULL) ORDER BY g.seq LIMIT ?4",
+            [.text(account), .integer(afterSeq), .integer(includeRevoked ? 1 : 0), .integer(Int64(limit + 1))])
+        let decoder = JSONDecoder()
+        var metadata: [String: CredentialMetadata] = [:]
+        let page = rows.prefix(limit)
+        let sessions = page.map { row in
+            let credential = row[3].text ?? ""
+            if metadata[credential] == nil, let json = row[9].text {
+                metadata[credential] = try? decoder.decode(CredentialMetadata.self, from: Data(json.utf8))
+            }
+            var session = Self.sessionRecord(Array(row.prefix(9))).wire
+            (session.metadata, session.walletAddress, session.walletReference) = (
+                metadata[credential], row[10].text, row[11].text
+            )
+            return session
+        }
+        return (sessions, page.map { $0[0].int ?? 0 }, rows.count > limit)
+    }
+
     static func grantsJSON(_ grants: [Grant]) throws -> String {
         String(decoding: try WaasClient.encodeBody(grants), as: UTF8.self)
     }
