@@ -1,5 +1,6 @@
 import Foundation
 import OMSCore
+import Playbook
 
 /// The period a usage report covers: `since <= executed at < until`, Unix seconds, UTC. Made from the
 /// job's `period` (`2026-11`, `last-month`) or `since`/`until` (RFC 3339, either may be open).
@@ -62,23 +63,19 @@ public struct ReportPeriod: Sendable, Equatable {
         return ReportPeriod(since: Self.start(year, month), until: Self.start(next.0, next.1))
     }
 
-    /// 00:00:00 UTC on the first of `month`.
+    /// 00:00:00 UTC on the first of `month` (report months are UTC months).
     static func start(_ year: Int, _ month: Int) -> Int64 {
-        let date = utc.date(from: DateComponents(year: year, month: month, day: 1)) ?? Date(timeIntervalSince1970: 0)
+        let date =
+            DateFormat.utc.date(from: DateComponents(year: year, month: month, day: 1))
+            ?? Date(timeIntervalSince1970: 0)
         return Int64(date.timeIntervalSince1970)
     }
 
     static func yearMonth(of seconds: Int64) -> (Int, Int) {
-        let parts = utc.dateComponents([.year, .month], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let parts = DateFormat.utc.dateComponents(
+            [.year, .month], from: Date(timeIntervalSince1970: TimeInterval(seconds)))
         return (parts.year ?? 1970, parts.month ?? 1)
     }
-
-    /// The Gregorian calendar in UTC: report months are UTC months.
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
 
     /// `since` as RFC 3339, "" when open.
     public var sinceText: String { since.map(RFC3339.format) ?? "" }

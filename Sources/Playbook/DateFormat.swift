@@ -91,7 +91,8 @@ public struct DateFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    static let utc: Calendar = {
+    /// The Gregorian calendar in UTC, the one calendar of dates in playbooks and reports.
+    public static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar
