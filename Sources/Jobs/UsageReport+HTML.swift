@@ -9,6 +9,18 @@ extension UsageReport {
 
     /// The chart's bars at most: the grants nearest their limit (a chart of thousands is not read).
     static let chartLimit = 40
+    /// The grants table's rows at most: a large account's page stays one a browser opens and a printer
+    /// prints (each grant carries its details row); usage.csv and usage.json have every grant.
+    static let tableLimit = 2_000
+
+    /// The grants nearest their limit first (the highest percentage used), ties in report order.
+    func nearestTheirLimit(_ count: Int) -> [Row] {
+        rows.enumerated().sorted { a, b in
+            let x = Self.hundredths(a.element.percentUsed)
+            let y = Self.hundredths(b.element.percentUsed)
+            return x != y ? x > y : a.offset < b.offset
+        }.prefix(count).map(\.element)
+    }
 
     /// One self-contained HTML file for people and for print (no script, font or style from elsewhere: it
     /// opens offline). First the period and the summaries (totals per app, network and wallet, the grants
@@ -81,6 +93,11 @@ extension UsageReport {
         page += "</section>\n<section>\n<h2>Used against limit</h2>\n" + chart + "</section>\n"
         page += "<section>\n<h2>Sessions and grants</h2>\n"
         page += "<p class=\"hint\">Click a row for every field (wallet and session ids, addresses, raw amounts).</p>\n"
+        if rows.count > Self.tableLimit {
+            page +=
+                "<p>The \(Self.tableLimit) grants nearest their limit of \(rows.count); usage.csv and usage.json "
+                + "have every grant.</p>\n"
+        }
         page += grantsTable + "</section>\n"
         page += """
             <script>
@@ -136,7 +153,7 @@ extension UsageReport {
     var grantsTable: String {
         var text = "<table class=\"sortable\" id=\"grants\"><thead><tr>"
         text += Self.mainColumns.map { "<th>\(Self.escape($0))</th>" }.joined() + "</tr></thead><tbody>\n"
-        for row in rows {
+        for row in rows.count > Self.tableLimit ? nearestTheirLimit(Self.tableLimit) : rows {
             let status = chartStatus(row)
             let cells: [(String, String?)] = [
                 (row.appName, nil), (row.walletName, nil), (row.network, nil), (row.grantLabel, nil),
@@ -171,11 +188,7 @@ extension UsageReport {
     /// the grant's status colour, an axis of 0-100 % of the limit, each bar labelled by app, wallet
     /// reference and grant, with used of limit in units.
     var chart: String {
-        let shown = rows.enumerated().sorted { a, b in
-            let x = Self.hundredths(a.element.percentUsed)
-            let y = Self.hundredths(b.element.percentUsed)
-            return x != y ? x > y : a.offset < b.offset
-        }.prefix(Self.chartLimit).map(\.element)
+        let shown = nearestTheirLimit(Self.chartLimit)
         let left = 390.0
         let barWidth = 420.0
         let rowHeight = 24.0

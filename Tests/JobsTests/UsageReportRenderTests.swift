@@ -95,3 +95,21 @@ import Testing
         #expect(text.contains("0.88") && text.contains("POL") && text.contains("USDC"))
     }
 }
+
+extension UsageReportRenderTests {
+    /// A large account's page stays openable: at most 2,000 grants in the table, the nearest their limit.
+    @Test func aLargeReportsTableKeepsTheGrantsNearestTheirLimit() {
+        var rows: [UsageReport.Row] = []
+        for index in 0..<2_500 {
+            var row = UsageReport.Row(values: [])
+            (row.sessionId, row.limit, row.used, row.status) = ("ses_\(index)", "10000", String(index), "active")
+            row.percentUsed = DecimalAmount.percent(used: row.used, limit: row.limit)
+            rows.append(row)
+        }
+        let html = UsageReport(rows: rows, nearLimit: 80, generatedAt: 0).html
+        #expect(html.contains("The 2000 grants nearest their limit of 2500; usage.csv and usage.json"))
+        #expect(html.components(separatedBy: "<tr class=\"grant").count - 1 == 2_000)
+        #expect(html.contains("<dd>ses_2499</dd>") && html.contains("<dd>ses_500</dd>"))
+        #expect(!html.contains("<dd>ses_499</dd>"), "the 500 least used are left to the CSV")
+    }
+}
