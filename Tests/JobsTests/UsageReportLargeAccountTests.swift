@@ -114,9 +114,10 @@ import WalletCrypto
             print("usage report of \(Self.wallets) wallets, \(Self.sessions) sessions: \(elapsed)")
             #expect(elapsed < Self.bound, "reported in \(elapsed)")
 
-            // No request per wallet: three pages of sessions, then two reads per session.
+            // No request per wallet: three pages of sessions, then one read per session.
             #expect(transport.count(.listSessions) == 3)
             #expect(transport.count(.listWallets) == 0 && transport.count(.listAccess) == 0)
+            #expect(transport.count(.getSession) == 0, "the listing has each session's chain and expiry")
             // Each session once, plus the few the client sends again under a fresh nonce (8 in flight on one
             // credential, docs/core.md "Credentials and nonces").
             #expect((Self.sessions..<(2 * Self.sessions)).contains(transport.count(.getSessionUsage)))

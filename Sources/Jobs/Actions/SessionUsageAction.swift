@@ -63,10 +63,15 @@ public struct SessionUsageAction: ChunkAction {
             let revoked = fields["revoked"] == "true"
             let period = ReportPeriod(sinceText: fields["period_since"] ?? "", untilText: fields["period_until"] ?? "")
             do {
-                let session = try await client.call(
-                    .getSession, GetSessionRequest(sessionId: sessionId, includeRevoked: revoked ? true : nil),
-                    as: GetSessionResponse.self
-                ).session
+                let session: RemoteSession
+                if let listed = Self.listedSession(fields) {
+                    session = listed
+                } else {
+                    session = try await client.call(
+                        .getSession, GetSessionRequest(sessionId: sessionId, includeRevoked: revoked ? true : nil),
+                        as: GetSessionResponse.self
+                    ).session
+                }
                 let usage = try await client.call(
                     .getSessionUsage,
                     GetSessionUsageRequest(
@@ -89,6 +94,18 @@ public struct SessionUsageAction: ChunkAction {
             }
         }
         return outcomes
+    }
+
+    /// The session as the sessions step listed it (`chain_id`, `expires_at`, `revoked_at` from ListSessions
+    /// with details), so no GetSession is needed; nil when the listing had no such fields (read per wallet).
+    static func listedSession(_ fields: [String: String]) -> RemoteSession? {
+        guard let chainId = fields["chain_id"], !chainId.isEmpty, let expiresAt = fields["expires_at"],
+            !expiresAt.isEmpty
+        else { return nil }
+        return RemoteSession(
+            sessionId: fields["session_id"] ?? "", walletId: fields["wallet_id"] ?? "",
+            signerAddress: fields["credential_id"] ?? "", grants: [], chainId: chainId, expiresAt: expiresAt,
+            revokedAt: fields["revoked_at"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The report rows of one session: one per grant.

@@ -5,8 +5,9 @@ import Runner
 /// `jobs.usage-sessions`: the first step of the usage report. Lists every remote session of the
 /// identity's wallets, revoked ones included, in pages of the account's sessions (the owner's ListSessions
 /// with `includeRevoked` and `includeDetails`, docs/protocol.md; a core without them is read per wallet);
-/// its output `sessions` is one object per session, which the `jobs.session-usage` step iterates. A read
-/// only: running it again lists again.
+/// its output `sessions` is one object per session (with its chain and expiry when listed in pages, so the
+/// next step reads only its usage), which the `jobs.session-usage` step iterates. A read only: running it
+/// again lists again.
 ///
 /// It also fixes the report's period once for the run (`period_since`, `period_until` in every session
 /// object, "" when open): `last-month` is resolved here, so a run resumed in another month reports the
@@ -70,14 +71,20 @@ public struct UsageSessionsAction: Action {
     /// One session object of the step's output.
     static func session(
         walletId: String, walletAddress: String, walletReference: String, credentialId: String, sessionId: String,
-        metadata: CredentialMetadata?, revoked: Bool, period: (since: String, until: String)
+        metadata: CredentialMetadata?, revoked: Bool, period: (since: String, until: String),
+        listed: RemoteSession? = nil
     ) -> [String: String] {
-        [
+        var session = [
             "wallet_id": walletId, "wallet_address": walletAddress, "wallet_reference": walletReference,
             "credential_id": credentialId, "session_id": sessionId, "app_name": metadata?.appName ?? "",
             "app_url": metadata?.appUrl ?? "", "revoked": revoked ? "true" : "false", "period_since": period.since,
             "period_until": period.until,
         ]
+        if let listed {
+            (session["chain_id"], session["expires_at"]) = (listed.chainId, listed.expiresAt)
+            session["revoked_at"] = listed.revokedAt ?? ""
+        }
+        return session
     }
 
     /// The account's sessions, revoked ones too, 100 a page with their apps and wallets (ListSessions
@@ -98,7 +105,7 @@ public struct UsageSessionsAction: Action {
                         walletId: session.walletId, walletAddress: address,
                         walletReference: session.walletReference ?? "", credentialId: session.signerAddress,
                         sessionId: session.sessionId, metadata: session.metadata, revoked: session.revokedAt != nil,
-                        period: period))
+                        period: period, listed: session))
             }
             page = response.page.flatMap { $0.hasMore ? Page(limit: $0.limit, cursor: $0.cursor) : nil }
         } while page != nil
