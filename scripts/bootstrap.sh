@@ -14,6 +14,8 @@ packages=(
   libpq-dev         # PostgreSQL's client library: the run store shared by several machines (issue 24)
   postgresql-15     # the server for the tests and local use (scripts/postgres.sh makes throwaway clusters)
   valgrind          # make ct-check: memcheck with the secrets marked undefined (issue 28)
+  chromium          # the usage report's HTML rendered headless, screenshot and PDF (issue 26)
+  poppler-utils     # pdftotext: the printed report's text, checked by the tests (issue 26)
 )
 
 missing=()

@@ -2,7 +2,11 @@
 /// usage report needs (percentages, native units) without floating point touching an amount.
 public enum DecimalAmount {
     /// `amount` (wei) as whole native units with 18 decimals, exact: "1.5", "0.000000000000000001", "0".
-    public static func nativeUnits(_ amount: String, decimals: Int = 18) -> String {
+    public static func nativeUnits(_ amount: String) -> String { units(amount, decimals: 18) }
+
+    /// `amount` base units as whole units of a token with `decimals` decimals, exact: `1500000` with 6 is
+    /// "1.5"; trailing zeros of the fraction dropped.
+    public static func units(_ amount: String, decimals: Int) -> String {
         let digits = normalized(amount)
         let padded = String(repeating: "0", count: max(0, decimals + 1 - digits.count)) + digits
         let whole = padded.dropLast(decimals)

@@ -8,6 +8,42 @@ public struct UsageReport: Sendable {
         public var walletId, walletAddress, appName, appURL, credentialId, sessionId, network, chainId: String
         public var grantKind, grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits: String
         public var expiresAt, status: String
+        /// The report's period (RFC 3339, "" when open or when the report has none) and what the grant
+        /// paid within it ("" without a period, or from a core without the extension).
+        public var periodSince = "", periodUntil = "", usedInPeriod = ""
+        /// What the amounts are counted in: the native symbol (POL, ETH), the token list's symbol, or for
+        /// a token the list does not name, its address (the amounts then stay in base units).
+        public var unit = ""
+        /// The unit's decimals ("" for an unknown token) and the amounts in units (exact decimals).
+        public var decimals = "", limitUnits = "", usedUnits = "", remainingUnits = "", usedInPeriodUnits = ""
+        /// The wallet's reference (treasury, payroll), "" when it has none.
+        public var walletReference = ""
+
+        /// The wallet as a person names it: its reference, else its id.
+        public var walletName: String { walletReference.isEmpty ? walletId : walletReference }
+        /// What the grant allows: `native to 0x1111...1111`, `USDC to any`.
+        public var grantLabel: String {
+            let what =
+                grantKind == "nativeTransfer" ? (unit.isEmpty ? "native" : unit) : (unit.isEmpty ? grantToken : unit)
+            return "\(Self.short(what)) to \(grantTo.isEmpty ? "any" : Self.short(grantTo))"
+        }
+
+        /// `0x1111...1111`: an address a person can tell apart, short enough for a table.
+        static func short(_ address: String) -> String {
+            address.count > 14 ? "\(address.prefix(6))...\(address.suffix(4))" : address
+        }
+
+        /// An amount with its unit: "0.85 POL", or for an unlisted token "250 base units of 0x3333...".
+        func amountText(_ units: String, raw: String) -> String {
+            let (unit, decimals) = amountUnit
+            return UnitTotal.text(units.isEmpty ? raw : units, unit: unit, known: decimals != nil)
+        }
+
+        /// The unit of the raw amounts when the row predates the unit columns.
+        var amountUnit: (unit: String, decimals: Int?) {
+            if !unit.isEmpty { return (unit, Int(decimals)) }
+            return grantToken.isEmpty ? ("wei", 0) : (grantToken, nil)
+        }
 
         /// Creates a row; amounts are canonical unsigned decimals.
         public init(
@@ -44,6 +80,11 @@ public struct UsageReport: Sendable {
                 network: v[6], chainId: v[7], grantKind: v[8], grantTo: v[9], grantToken: v[10], limit: v[11],
                 used: v[12], remaining: v[13], percentUsed: v[14], usedNativeUnits: v[15], expiresAt: v[16],
                 status: v[17])
+            (periodSince, periodUntil, usedInPeriod) = (v[18], v[19], v[20])
+            (unit, decimals, limitUnits, usedUnits, remainingUnits, usedInPeriodUnits) = (
+                v[21], v[22], v[23], v[24], v[25], v[26]
+            )
+            walletReference = v[27]
         }
 
         /// The values in ``UsageReport/header`` order.
@@ -51,57 +92,110 @@ public struct UsageReport: Sendable {
             [
                 walletId, walletAddress, appName, appURL, credentialId, sessionId, network, chainId, grantKind,
                 grantTo, grantToken, limit, used, remaining, percentUsed, usedNativeUnits, expiresAt, status,
+                periodSince, periodUntil, usedInPeriod, unit, decimals, limitUnits, usedUnits, remainingUnits,
+                usedInPeriodUnits, walletReference,
             ]
         }
     }
 
-    /// The CSV header (public contract).
+    /// The CSV header (public contract: columns are only ever added at the end).
     public static let header = [
         "wallet_id", "wallet_address", "app_name", "app_url", "credential_id", "session_id", "network", "chain_id",
         "grant_kind", "grant_to", "grant_token", "limit", "used", "remaining", "percent_used", "used_native_units",
-        "expires_at", "status",
+        "expires_at", "status", "period_since", "period_until", "used_in_period", "unit", "decimals", "limit_units",
+        "used_units", "remaining_units", "used_in_period_units", "wallet_reference",
     ]
 
     public var rows: [Row]
     public var nearLimit: Int
     public var generatedAt: Int64
+    /// The period `used_in_period` covers; nil for a report of cumulative figures only.
+    public var period: ReportPeriod?
 
     /// A report of `rows`.
-    public init(rows: [Row], nearLimit: Int, generatedAt: Int64) {
+    public init(rows: [Row], nearLimit: Int, generatedAt: Int64, period: ReportPeriod? = nil) {
         self.rows = rows
         self.nearLimit = nearLimit
         self.generatedAt = generatedAt
+        self.period = period
     }
 
-    /// A summary line: sessions, grants and native wei used per group.
+    /// The report's first line: its period, or that its figures are cumulative.
+    public var periodLine: String {
+        period.map { "Period: \($0.label)." } ?? "Period: none (cumulative figures over each session's life)."
+    }
+
+    /// What a group of grants used in one unit: raw sums, and the same in units.
+    public struct UnitTotal: Sendable, Equatable {
+        /// The symbol, or an unlisted token's address.
+        public var unit: String
+        /// nil for a token the list does not name (the amounts are then base units).
+        public var decimals: Int?
+        public var used: String
+        public var usedInPeriod: String
+
+        /// `used` in units, e.g. "0.85".
+        public var usedUnits: String { decimals.map { DecimalAmount.units(used, decimals: $0) } ?? used }
+        /// `usedInPeriod` in units.
+        public var usedInPeriodUnits: String {
+            decimals.map { DecimalAmount.units(usedInPeriod, decimals: $0) } ?? usedInPeriod
+        }
+        /// How a person reads an amount: "0.85 POL", "250 USDC", or for an unlisted token "250 base units
+        /// of 0x3333...3333" (the whole address is in the row's grant_token).
+        static func text(_ units: String, unit: String, known: Bool) -> String {
+            known ? "\(units) \(unit)" : "\(units) base units of \(Row.short(unit))"
+        }
+        public var usedText: String { Self.text(usedUnits, unit: unit, known: decimals != nil) }
+        public var usedInPeriodText: String { Self.text(usedInPeriodUnits, unit: unit, known: decimals != nil) }
+    }
+
+    /// A summary line: sessions, grants and what they used per unit (native and ERC-20) in one group.
     public struct Summary: Sendable, Equatable {
         public var key: String
+        /// The group as a person names it (an app's name, a wallet's reference, a network's name).
+        public var name: String
         public var sessions: Int
         public var grants: Int
+        /// Native wei used (the field the summaries always had).
         public var nativeUsed: String
+        /// Used per unit, native first, then by unit.
+        public var totals: [UnitTotal]
     }
 
-    func summaries(by key: (Row) -> String) -> [Summary] {
-        var order: [String] = []
+    func summaries(by key: (Row) -> String, name: (Row) -> String = { _ in "" }) -> [Summary] {
+        var names: [String: String] = [:]
         var sessions: [String: Set<String>] = [:]
         var grants: [String: Int] = [:]
         var native: [String: String] = [:]
+        var totals: [String: [String: UnitTotal]] = [:]
         for row in rows {
-            let name = key(row)
-            if sessions[name] == nil { order.append(name) }
-            sessions[name, default: []].insert(row.sessionId)
-            grants[name, default: 0] += 1
-            if row.grantKind == "nativeTransfer" { native[name] = DecimalAmount.add(native[name] ?? "0", row.used) }
+            let group = key(row)
+            if names[group] == nil { names[group] = name(row) }
+            sessions[group, default: []].insert(row.sessionId)
+            grants[group, default: 0] += 1
+            if row.grantKind == "nativeTransfer" { native[group] = DecimalAmount.add(native[group] ?? "0", row.used) }
+            let (unit, decimals) = row.amountUnit
+            let unitKey = "\(row.grantKind == "nativeTransfer" ? 0 : 1) \(unit) \(decimals ?? -1)"
+            var total =
+                totals[group]?[unitKey] ?? UnitTotal(unit: unit, decimals: decimals, used: "0", usedInPeriod: "0")
+            total.used = DecimalAmount.add(total.used, row.used)
+            total.usedInPeriod = DecimalAmount.add(total.usedInPeriod, row.usedInPeriod)
+            totals[group, default: [:]][unitKey] = total
         }
-        return order.sorted().map {
-            Summary(key: $0, sessions: sessions[$0]!.count, grants: grants[$0]!, nativeUsed: native[$0] ?? "0")
+        return sessions.keys.sorted().map { group in
+            Summary(
+                key: group, name: names[group] ?? "", sessions: sessions[group]!.count, grants: grants[group]!,
+                nativeUsed: native[group] ?? "0",
+                totals: (totals[group] ?? [:]).sorted { $0.key < $1.key }.map(\.value))
         }
     }
 
     /// Per app name.
-    public var byApp: [Summary] { summaries { $0.appName } }
-    /// Per wallet id.
-    public var byWallet: [Summary] { summaries { $0.walletId } }
+    public var byApp: [Summary] { summaries(by: \.appName, name: \.appName) }
+    /// Per wallet id, named by the wallet's reference.
+    public var byWallet: [Summary] { summaries(by: \.walletId, name: \.walletName) }
+    /// Per network.
+    public var byNetwork: [Summary] { summaries(by: \.network, name: \.network) }
 
     /// Rows whose grant is at or over `nearLimit` percent.
     public var nearLimitRows: [Row] { rows.filter(isNearLimit) }
@@ -122,17 +216,35 @@ public struct UsageReport: Sendable {
             "{" + pairs.map { "\(quote($0.0)):\(quote($0.1))" }.joined(separator: ",") + "}"
         }
         func rowObject(_ row: Row) -> String { object(Array(zip(Self.header, row.values))) }
-        func summary(_ s: Summary, _ name: String) -> String {
-            "{\(quote(name)):\(quote(s.key)),\"sessions\":\(s.sessions),\"grants\":\(s.grants),\"native_used\":\(quote(s.nativeUsed)),\"native_used_units\":\(quote(DecimalAmount.nativeUnits(s.nativeUsed)))}"
+        func summary(_ s: Summary, _ keyName: String, _ nameField: String?) -> String {
+            var text = "{\(quote(keyName)):\(quote(s.key)),"
+            if let nameField { text += "\(quote(nameField)):\(quote(s.name))," }
+            text += "\"sessions\":\(s.sessions),\"grants\":\(s.grants),\"native_used\":\(quote(s.nativeUsed)),"
+            text += "\"native_used_units\":\(quote(DecimalAmount.nativeUnits(s.nativeUsed))),\"used\":["
+            text += s.totals.map { total in
+                object([
+                    ("unit", total.unit), ("decimals", total.decimals.map(String.init) ?? ""), ("used", total.used),
+                    ("used_units", total.usedUnits), ("used_in_period", total.usedInPeriod),
+                    ("used_in_period_units", total.usedInPeriodUnits),
+                ])
+            }.joined(separator: ",")
+            return text + "]}"
         }
         var text = "{\n  \"generated_at\": \(quote(Self.time(generatedAt))),\n  \"near_limit\": \(nearLimit),\n"
+        text += "  \"period_since\": \(quote(period?.sinceText ?? "")),\n"
+        text += "  \"period_until\": \(quote(period?.untilText ?? "")),\n"
         text += "  \"rows\": [\n    " + rows.map(rowObject).joined(separator: ",\n    ") + "\n  ],\n"
-        text += "  \"by_app\": [" + byApp.map { summary($0, "app_name") }.joined(separator: ",") + "],\n"
-        text += "  \"by_wallet\": [" + byWallet.map { summary($0, "wallet_id") }.joined(separator: ",") + "],\n"
+        text += "  \"by_app\": [" + byApp.map { summary($0, "app_name", nil) }.joined(separator: ",") + "],\n"
+        text +=
+            "  \"by_wallet\": [" + byWallet.map { summary($0, "wallet_id", "wallet_reference") }.joined(separator: ",")
+            + "],\n"
+        text += "  \"by_network\": [" + byNetwork.map { summary($0, "network", nil) }.joined(separator: ",") + "],\n"
         text += "  \"near_limit_sessions\": [" + nearLimitRows.map(rowObject).joined(separator: ",") + "]\n}\n"
         return text
     }
 
+    /// The report for people: the period, the summaries by app, wallet and network (native and ERC-20,
+    /// in units), and the grants near their limit; every grant's 30 columns are in usage.csv.
     public var markdown: String {
         func table(_ header: [String], _ rows: [[String]]) -> String {
             let escape: (String) -> String = { $0.replacingOccurrences(of: "|", with: "\\|") }
@@ -141,19 +253,54 @@ public struct UsageReport: Sendable {
             for row in rows { text += "| " + row.map(escape).joined(separator: " | ") + " |\n" }
             return text
         }
-        var text = "# Remote session usage\n\nGenerated \(Self.time(generatedAt)); near limit: \(nearLimit)%.\n\n"
-        text += "## Sessions and grants\n\n" + table(Self.header, rows.map(\.values))
-        text += "\n## By app\n\n" + table(Self.summaryHeader("app_name"), byApp.map(Self.summaryValues))
-        text += "\n## By wallet\n\n" + table(Self.summaryHeader("wallet_id"), byWallet.map(Self.summaryValues))
-        text += "\n## At or over \(nearLimit)%\n\n" + table(Self.header, nearLimitRows.map(\.values))
+        var text = "# Remote session usage\n\n\(periodLine)\n\n"
+        text += "Generated \(Self.time(generatedAt)); \(rows.count) grants in \(sessionCount) sessions; "
+        text += "near limit: \(nearLimit)%. Every grant's figures: usage.csv (or usage.html).\n\n"
+        for section in summarySections {
+            text += "## \(section.title)\n\n" + table(section.header, section.rows) + "\n"
+        }
+        text += "## At or over \(nearLimit)%\n\n" + table(Self.nearLimitHeader, nearLimitRows.map(Self.nearLimitValues))
         return text
     }
 
-    static func summaryHeader(_ key: String) -> [String] {
-        [key, "sessions", "grants", "native_used", "native_used_units"]
+    /// The number of distinct sessions.
+    public var sessionCount: Int { Set(rows.map(\.sessionId)).count }
+
+    /// A summary table as the human formats show it.
+    struct SummarySection {
+        var id, title: String
+        var header: [String]
+        var rows: [[String]]
     }
-    static func summaryValues(_ s: Summary) -> [String] {
-        [s.key, String(s.sessions), String(s.grants), s.nativeUsed, DecimalAmount.nativeUnits(s.nativeUsed)]
+
+    /// The three summaries, amounts in units ("0.85 POL; 250 USDC"); the period's column only with a period.
+    var summarySections: [SummarySection] {
+        let amounts = period == nil ? ["used"] : ["used", "used in period"]
+        func values(_ s: Summary) -> [String] {
+            var values = [String(s.sessions), String(s.grants), s.totals.map(\.usedText).joined(separator: "; ")]
+            if period != nil { values.append(s.totals.map(\.usedInPeriodText).joined(separator: "; ")) }
+            return values
+        }
+        return [
+            SummarySection(
+                id: "apps", title: "By app", header: ["app", "sessions", "grants"] + amounts,
+                rows: byApp.map { [$0.name] + values($0) }),
+            SummarySection(
+                id: "wallets", title: "By wallet", header: ["wallet", "wallet id", "sessions", "grants"] + amounts,
+                rows: byWallet.map { [$0.name, $0.key] + values($0) }),
+            SummarySection(
+                id: "networks", title: "By network", header: ["network", "sessions", "grants"] + amounts,
+                rows: byNetwork.map { [$0.name] + values($0) }),
+        ]
+    }
+
+    static let nearLimitHeader = ["app", "wallet", "session", "grant", "used", "limit", "percent used", "status"]
+
+    static func nearLimitValues(_ row: Row) -> [String] {
+        [
+            row.appName, row.walletName, row.sessionId, row.grantLabel, row.amountText(row.usedUnits, raw: row.used),
+            row.amountText(row.limitUnits, raw: row.limit), row.percentUsed + "%", row.status,
+        ]
     }
 
     static func time(_ seconds: Int64) -> String {

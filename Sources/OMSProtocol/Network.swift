@@ -48,6 +48,16 @@ public struct Network: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The network's native token: its name, symbol and decimals (wei: 18 on every EVM network named).
+    public var nativeCurrency: (name: String, symbol: String, decimals: Int) {
+        switch chainId {
+        case 137, 80_002: ("Polygon Ecosystem Token", "POL", 18)
+        case 56, 97: ("BNB", "BNB", 18)
+        case 43_114, 43_113: ("Avalanche", "AVAX", 18)
+        default: ("Ether", "ETH", 18)
+        }
+    }
+
     /// The chain id as the wire carries it: a decimal string.
     public var wireChainId: String { String(chainId) }
 

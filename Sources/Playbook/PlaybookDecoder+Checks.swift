@@ -160,6 +160,8 @@ extension PlaybookDecoder {
             }
         case "env":
             guard path.count == 2 else { return "use env.NAME to read an environment variable" }
+        case "now":
+            guard path.count == 1 else { return "'now' has no fields; use now | date('%Y-%m')" }
         case "secrets":
             guard scope.allowsSecrets else {
                 return "secrets can only be used in a step's 'with' parameters"

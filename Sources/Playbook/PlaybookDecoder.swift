@@ -20,7 +20,7 @@ struct PlaybookDecoder {
     static let stepKeys = ["id", "description", "action", "with", "needs", "for_each", "when", "batch"] + settingKeys
     /// Step settings that may be written as a template of vars.
     static let templatedSettingKeys = ["concurrency", "batch"]
-    static let roots = ["vars", "item", "steps", "env", "secrets"]
+    static let roots = ["vars", "item", "steps", "env", "secrets", "now"]
 
     /// Where a template is used, which decides what it may read.
     struct Scope {

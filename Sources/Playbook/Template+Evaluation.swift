@@ -99,6 +99,12 @@ extension TemplateExpression {
                 throw TemplateEvaluationError("filter 'join' needs a list, got \(v.kindName)")
             }
             return .string(items.map(\.description).joined(separator: separator))
+        case .date(let format):
+            guard let seconds = DateFormat.seconds(of: v) else {
+                throw TemplateEvaluationError(
+                    "filter 'date' needs a time (Unix seconds, as now, or RFC 3339 text), got \(v.kindName) '\(v)'")
+            }
+            return .string(format.format(seconds))
         }
     }
 
@@ -125,6 +131,9 @@ extension TemplateExpression {
             guard let key = rest.popFirst() else { throw TemplateEvaluationError("'secrets' needs a secret name") }
             guard let v = context.secrets[key] else { throw Missing(message: "secret '\(key)' is not loaded") }
             current = .string(v.reveal)
+        case "now":
+            guard rest.isEmpty else { throw TemplateEvaluationError("'now' has no fields; use now | date('%Y-%m')") }
+            current = .int(Int(context.now))
         case "steps":
             guard let id = rest.popFirst(), rest.popFirst() == "outputs", let output = rest.popFirst() else {
                 throw TemplateEvaluationError("use steps.<id>.outputs.<name>, not '\(name)'")

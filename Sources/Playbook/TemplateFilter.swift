@@ -12,7 +12,9 @@ public enum TemplateFilter: Sendable, Hashable {
     case format(FormatSpec)
     /// `join(',')`: the items of a list joined by a separator.
     case join(String)
+    /// `date('%Y-%m')`: a time (Unix seconds, such as `now`, or RFC 3339 text) formatted in UTC.
+    case date(DateFormat)
 
     /// The filter names, for "did you mean".
-    public static let names = ["default", "lower", "upper", "trim", "format", "join"]
+    public static let names = ["default", "lower", "upper", "trim", "format", "join", "date"]
 }

@@ -263,6 +263,13 @@ private struct ExpressionParser {
             return .trim
         case "join":
             return .join(try text("join(', ')").0)
+        case "date":
+            let (format, at) = try text("date('%Y-%m')")
+            do {
+                return .date(try DateFormat(parsing: format))
+            } catch {
+                throw TemplateSyntaxError(error.message, offset: at + 1 + error.offset)
+            }
         case "format":
             let (format, at) = try text("format('%05d')")
             do {

@@ -24,6 +24,8 @@ public struct CLIError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let usage = Code("usage", .usage)
         /// An input is malformed (exit 65).
         public static let dataError = Code("dataError", .dataError)
+        /// An input file does not exist (exit 66).
+        public static let noInput = Code("noInput", .noInput)
         /// An unexpected internal error (exit 70).
         public static let internalError = Code("internalError", .internalError)
         /// A file could not be read or written (exit 74).

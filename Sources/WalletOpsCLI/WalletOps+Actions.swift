@@ -131,11 +131,12 @@ extension ActionRegistry {
             return UsageReportAction(
                 .init(
                     outputDirectory: try request.requiredText("output_dir"), formats: formats,
-                    nearLimit: try request.integer("near_limit") ?? 80))
+                    nearLimit: try request.integer("near_limit") ?? 80, period: try request.periodSettings()))
         }
         register("jobs.usage-sessions") { request in
             let coreURL = try request.coreURL()
-            return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8) {
+            let period = try request.periodSettings()
+            return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8, period: period) {
                 try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
             }
         }
@@ -146,7 +147,18 @@ extension ActionRegistry {
                         + "jobs.usage-sessions step listed (see jobs/usage-report.yaml)")
             }
             let coreURL = try request.coreURL()
-            return SessionUsageAction(outputDirectory: try request.requiredText("output_dir")) {
+            var tokens = TokenList()
+            if let path = try request.text("token_list"), !path.isEmpty {
+                // Read when the run is planned: a bad list stops it before any request (exit 65, 66 or 74).
+                do throws(JobsError) { tokens = try TokenList.load(path: path) } catch {
+                    switch error.inputProblem {
+                    case .missing: throw CLIError(.noInput, error.message)
+                    case .unreadable: throw CLIError(.ioError, error.message)
+                    case .invalidData, nil: throw CLIError(.dataError, error.message)
+                    }
+                }
+            }
+            return SessionUsageAction(outputDirectory: try request.requiredText("output_dir"), tokens: tokens) {
                 try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
             }
         }
@@ -154,6 +166,17 @@ extension ActionRegistry {
 }
 
 extension ActionRequest {
+    /// The usage report's `period`, `since` and `until`, checked when the run is planned (and by
+    /// `validate`), so a bad period stops the run before any request (exit 64).
+    func periodSettings() throws -> UsageSessionsAction.PeriodSettings {
+        let period = UsageSessionsAction.PeriodSettings(
+            period: try text("period") ?? "", since: try text("since") ?? "", until: try text("until") ?? "")
+        do { _ = try period.resolve(now: Int64(Date().timeIntervalSince1970)) } catch {
+            throw CLIError.usage("step '\(step.id)' (\(step.action)): \(error.message)")
+        }
+        return period
+    }
+
     /// An integer parameter, or nil when absent or empty.
     func integer(_ name: String) throws -> Int? {
         guard let text = try text(name), !text.isEmpty else { return nil }

@@ -74,3 +74,65 @@ import Testing
         #expect(rows == [["reference": "a,b", "note": "say \"hi\""], ["reference": "line\nbreak", "note": ""]])
     }
 }
+
+@Suite struct ReportPeriodTests {
+    static let november = ReportPeriod(since: 1_793_491_200, until: 1_796_083_200)
+
+    @Test func monthsAndLastMonth() throws {
+        #expect(try ReportPeriod.resolve(period: "2026-11", since: "", until: "", now: 0) == Self.november)
+        #expect(Self.november.sinceText == "2026-11-01T00:00:00Z" && Self.november.untilText == "2026-12-01T00:00:00Z")
+        // last-month from any time of December is November; from January, the December before.
+        let december15 = Int64(1_796_083_200 + 14 * 86_400 + 3_600)
+        #expect(try ReportPeriod.resolve(period: "last-month", since: "", until: "", now: december15) == Self.november)
+        let january1 = Int64(1_798_761_600)  // 2027-01-01T00:00:00Z
+        let december = try #require(try ReportPeriod.resolve(period: "last-month", since: "", until: "", now: january1))
+        #expect(december.sinceText == "2026-12-01T00:00:00Z" && december.untilText == "2027-01-01T00:00:00Z")
+        let february = try #require(try ReportPeriod.resolve(period: "2028-02", since: "", until: "", now: 0))
+        #expect(february.until! - february.since! == 29 * 86_400, "2028 is a leap year")
+        #expect(try ReportPeriod.resolve(period: "", since: "", until: "", now: 0) == nil)
+    }
+
+    @Test func sinceAndUntil() throws {
+        let open = try #require(
+            try ReportPeriod.resolve(period: "", since: "2026-11-01T00:00:00Z", until: "", now: 0))
+        #expect(open.since == 1_793_491_200 && open.until == nil)
+        #expect(open.label == "2026-11-01T00:00:00Z to now (end excluded)")
+        let offset = try ReportPeriod.resolve(
+            period: "", since: "2026-11-01T02:00:00+02:00", until: "2026-11-02T00:00:00Z", now: 0)
+        #expect(offset?.since == 1_793_491_200)
+    }
+
+    @Test func badPeriodsSayWhatIsExpected() {
+        for (period, since, until, expected) in [
+            ("2026-13", "", "", "period '2026-13' is not a month (YYYY-MM, e.g. 2026-11) or last-month"),
+            ("november", "", "", "period 'november' is not a month (YYYY-MM, e.g. 2026-11) or last-month"),
+            ("2026-11", "2026-11-01T00:00:00Z", "", "period '2026-11' and since/until: give one or the other"),
+            ("", "yesterday", "", "since 'yesterday' is not an RFC 3339 time (e.g. 2026-11-01T00:00:00Z)"),
+            (
+                "", "2026-12-01T00:00:00Z", "2026-11-01T00:00:00Z",
+                "since '2026-12-01T00:00:00Z' is not before until '2026-11-01T00:00:00Z'"
+            ),
+        ] {
+            do {
+                _ = try ReportPeriod.resolve(period: period, since: since, until: until, now: 0)
+                Issue.record("'\(period)' '\(since)' '\(until)' was accepted")
+            } catch {
+                #expect(error.message == expected)
+            }
+        }
+    }
+
+    @Test func theReportStatesItsPeriodFirst() {
+        var row = UsageReportTests.row(session: "ses_a", app: "A", limit: "100", used: "80")
+        (row.periodSince, row.periodUntil, row.usedInPeriod) = (
+            Self.november.sinceText, Self.november.untilText, "30"
+        )
+        let report = UsageReport(rows: [row], nearLimit: 80, generatedAt: 0, period: Self.november)
+        let label = "Period: 2026-11-01T00:00:00Z to 2026-12-01T00:00:00Z (end excluded)."
+        #expect(report.markdown.hasPrefix("# Remote session usage\n\n\(label)\n"))
+        #expect(report.html.contains("<p class=\"period\">\(label)</p>"))
+        #expect(
+            report.csv.split(separator: "\r\n")[1].contains(",active,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,30,"))
+        #expect(UsageReport(rows: [], nearLimit: 80, generatedAt: 0).markdown.contains("Period: none"))
+    }
+}

@@ -129,3 +129,42 @@ import Testing
         #expect(try Template(parsing: "x").isLiteral)
     }
 }
+
+/// `now` and the `date('...')` filter (issue 26): a run's time, formatted in UTC, e.g. for a folder per month.
+@Suite struct TemplateDateTests {
+    // 2026-11-30T23:59:59Z, a second before December.
+    static let context = TemplateContext(vars: ["when": .string("2026-02-03T04:05:06+01:00")], now: 1_796_083_199)
+
+    static func render(_ text: String) throws -> String { try Template(parsing: text).render(in: context) }
+
+    @Test func formatsNowAndTimesInUTC() throws {
+        #expect(try Self.render("reports/${{ now | date('%Y-%m') }}") == "reports/2026-11")
+        #expect(try Self.render("${{ now | date('%F %T') }}") == "2026-11-30 23:59:59")
+        #expect(try Self.render("${{ now | date('%Y%m%d-%H%M%S day %j, 100%%') }}") == "20261130-235959 day 334, 100%")
+        #expect(try Self.render("${{ now | date('%s') }}") == "1796083199")
+        #expect(try Self.render("${{ vars.when | date('%F %H:%M') }}") == "2026-02-03 03:05")
+        #expect(try Template(parsing: "${{ now }}").evaluate(in: Self.context) == .int(1_796_083_199))
+        let december = TemplateContext(now: 1_796_083_200)
+        #expect(try Template(parsing: "${{ now | date('%Y-%m') }}").render(in: december) == "2026-12")
+    }
+
+    @Test func badFormatsAreLoadErrorsAndBadInputsSaySo() {
+        #expect(
+            throws: TemplateSyntaxError(
+                "date format '%Y-%q': unknown conversion '%q' (use %Y %m %d %H %M %S %j %F %T %s %%)", offset: 19)
+        ) { try Template(parsing: "${{ now | date('%Y-%q') }}") }
+        #expect(throws: TemplateSyntaxError("date format '%Y-%' ends with '%'", offset: 19)) {
+            try Template(parsing: "${{ now | date('%Y-%') }}")
+        }
+        #expect(throws: TemplateSyntaxError("filter 'date' takes 1 argument: date('%Y-%m')", offset: 10)) {
+            try Template(parsing: "${{ now | date }}")
+        }
+        let template = try? Template(parsing: "${{ vars.when | date('%Y') }}")
+        do {
+            _ = try template?.render(in: TemplateContext(vars: ["when": .string("last tuesday")]))
+            Issue.record("a non-time was formatted")
+        } catch {
+            #expect(error.message.hasPrefix("filter 'date' needs a time (Unix seconds, as now, or RFC 3339 text)"))
+        }
+    }
+}

@@ -42,9 +42,9 @@ import Testing
         func run(_ playbook: String, _ vars: [String: String], environment: [String: String] = [:]) throws
             -> CLIResult
         {
-            var arguments = [
-                "run", Fixtures.repositoryRoot.appendingPathComponent(playbook).path, "--home", home.path, "--fresh",
-            ]
+            let file =
+                playbook.hasPrefix("/") ? playbook : Fixtures.repositoryRoot.appendingPathComponent(playbook).path
+            var arguments = ["run", file, "--home", home.path, "--fresh"]
             if let server { arguments += ["--core", server.baseURL.absoluteString] }
             for (name, value) in vars.sorted(by: { $0.key < $1.key }) { arguments += ["--var", "\(name)=\(value)"] }
             runs += 1
@@ -422,7 +422,8 @@ import Testing
         #expect(
             world.read("report/usage.csv").hasPrefix(
                 "wallet_id,wallet_address,app_name,app_url,credential_id,session_id,network,chain_id,grant_kind,"
-                    + "grant_to,grant_token,limit,used,remaining,percent_used,used_native_units,expires_at,status\r\n"))
+                    + "grant_to,grant_token,limit,used,remaining,percent_used,used_native_units,expires_at,status,"
+                    + "period_since,period_until,used_in_period"))
         var staged: [String: Decimal] = [:]
         for transfer in world.rows("transfers.csv") {
             staged["\(transfer["session_id"]!) \(transfer["grant_kind"]!)", default: 0] += Decimal(
@@ -455,6 +456,68 @@ import Testing
         #expect(!html.contains("src=\"http") && !html.contains("<link") && !html.contains("@import"))
         #expect(world.read("report/usage.md").contains("## By wallet"))
         if !served { try Self.renderInChromium(world.path("report/usage.html")) }
+        #expect(world.read("report/usage.md").contains("Period: none (cumulative"))
+
+        // A period: this UTC month holds every staged transfer (all made just now), a past month none.
+        let month = String(ISO8601DateFormatter().string(from: Date()).prefix(7))
+        let monthly = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("monthly"), "period": month])
+        #expect(monthly.status == 0, "\(monthly)")
+        let monthRows = world.rows("monthly/usage.csv")
+        #expect(monthRows.count == usage.count)
+        #expect(
+            monthRows.allSatisfy { $0["used_in_period"] == $0["used"] && $0["period_since"] == "\(month)-01T00:00:00Z" }
+        )
+        #expect(world.read("monthly/usage.md").contains("Period: \(month)-01T00:00:00Z to "))
+        let past = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("past"), "period": "2020-01"])
+        #expect(past.status == 0, "\(past)")
+        #expect(world.rows("past/usage.csv").allSatisfy { $0["used_in_period"] == "0" })
+        #expect(world.rows("past/usage.csv").contains { $0["used"] != "0" })
+        // Units: the demo's token as a 6-decimal USDC from a token list; a malformed list stops the run.
+        try Data(
+            #"{"tokens": [{"chainId": 80002, "address": "0x3333333333333333333333333333333333333333", "symbol": "USDC", "decimals": 6}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: world.path("tokens.json")))
+        let units = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("units"), "token_list": world.path("tokens.json")])
+        #expect(units.status == 0, "\(units)")
+        let unitRows = world.rows("units/usage.csv")
+        #expect(unitRows.contains { $0["unit"] == "USDC" && $0["used_units"] == "250" && $0["used"] == "250000000" })
+        #expect(unitRows.contains { $0["unit"] == "POL" && $0["used_units"] == "0.85" })
+        #expect(
+            usage.contains {
+                $0["grant_kind"] == "erc20Transfer" && $0["unit"] == "0x3333333333333333333333333333333333333333"
+            })
+        // Wallets are named by their references.
+        #expect(
+            usage.allSatisfy { $0["wallet_reference"]!.hasPrefix("demo-eth-") },
+            "\(usage.map { $0["wallet_reference"]! })")
+        try Data("[\n{\"chainId\": 80002, \"address\": \"0x33\", \"symbol\": \"USDC\", \"decimals\": 6}]".utf8).write(
+            to: URL(fileURLWithPath: world.path("bad-tokens.json")))
+        let badList = try world.run(
+            "jobs/usage-report.yaml", ["output_dir": world.path("bad"), "token_list": world.path("bad-tokens.json")])
+        #expect(badList.status == 65, "\(badList)")
+        #expect(
+            badList.standardError.contains(
+                "token list \(world.path("bad-tokens.json")):2: [0].address: expected 0x + 40 hex digits, got \"0x33\""),
+            "\(badList)")
+        // A folder per month: the job's output_dir under now | date('%Y-%m') (docs/jobs.md "Monthly").
+        let job = try String(
+            contentsOf: Fixtures.repositoryRoot.appendingPathComponent("jobs/usage-report.yaml"), encoding: .utf8)
+        let monthlyJob = job.replacingOccurrences(
+            of: "output_dir: ${{ vars.output_dir }}",
+            with: "output_dir: ${{ vars.output_dir }}/${{ now | date('%Y-%m') }}")
+        #expect(monthlyJob.components(separatedBy: "date('%Y-%m')").count == 3, "both steps that write")
+        try monthlyJob.write(toFile: world.path("monthly.yaml"), atomically: true, encoding: .utf8)
+        let kept = try world.run(world.path("monthly.yaml"), ["output_dir": world.path("reports"), "period": month])
+        #expect(kept.status == 0, "\(kept)")
+        #expect(world.rows("reports/\(month)/usage.csv").count == usage.count)
+        #expect(world.read("reports/\(month)/usage.html").contains("Period: \(month)-01T00:00:00Z"))
+        let bad = try world.run("jobs/usage-report.yaml", ["output_dir": world.path("bad"), "period": "2026-13"])
+        #expect(bad.status == 64, "\(bad)")
+        #expect(
+            bad.standardError.contains("period '2026-13' is not a month (YYYY-MM, e.g. 2026-11) or last-month"),
+            "\(bad)")
 
         // Sweep: plan changes nothing (a second plan is identical).
         let planVars = ["select": "expired-or-non-caller", "output": world.path("plan.csv")]
@@ -500,32 +563,14 @@ import Testing
         #expect(list.status == 0, "the caller still works: \(list)")
     }
 
-    /// scripts/render-report.sh: headless Chromium renders the report offline and screenshots it to
-    /// .build/usage-report.png; exit 77 (not root, no chromium) skips with the script's message.
+    /// The job's own report rendered and printed (scripts/render-report.sh): the demo's apps, wallet
+    /// references and every column are on paper.
     static func renderInChromium(_ html: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        let png = Fixtures.repositoryRoot.appendingPathComponent(".build/usage-report.png").path
-        process.arguments = [
-            Fixtures.repositoryRoot.appendingPathComponent("scripts/render-report.sh").path, html, png,
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try? FileManager.default.removeItem(atPath: png)
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 77 {
-            print("usage report not rendered: \(message)")
-            return
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        guard let rendered = try RenderedReport.render(page, name: "usage-report-job") else { return }
+        #expect(rendered.screenshot.count > 20_000, "the screenshot is not blank")
+        for text in ["Period: none", "Payroll Bot", "demo-eth-1", "POL", "revoked", "expires", "wallet_reference"] {
+            #expect(rendered.printedText.contains(text), "the printed report has \(text)")
         }
-        #expect(process.terminationStatus == 0, "render-report.sh: \(message)")
-        let image = try Data(contentsOf: URL(fileURLWithPath: png))
-        #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG screenshot")
-        #expect(image.count > 20_000, "the screenshot is not blank (\(image.count) bytes)")
-        let dom = try String(contentsOfFile: String(png.dropLast(4)) + ".dom.html", encoding: .utf8)
-        #expect(dom.contains("<svg") && dom.contains("Payroll Bot"))
-        print("usage report screenshot: \(png)")
     }
 }

@@ -13,16 +13,21 @@ public struct UsageReportAction: Action {
         public var formats: [String]
         /// Grants at or over this percentage of their limit are listed as near the limit.
         public var nearLimit: Int
+        /// The job's period settings: the report states the period its rows carry (the one the sessions
+        /// step fixed), or with no rows, these resolved when it runs.
+        public var period: UsageSessionsAction.PeriodSettings
         public var now: @Sendable () -> Int64
 
         /// Creates a configuration.
         public init(
             outputDirectory: String, formats: [String], nearLimit: Int = 80,
+            period: UsageSessionsAction.PeriodSettings = .init(),
             now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
         ) {
             self.outputDirectory = outputDirectory
             self.formats = formats
             self.nearLimit = nearLimit
+            self.period = period
             self.now = now
         }
     }
@@ -44,7 +49,16 @@ public struct UsageReportAction: Action {
             throw ActionError.permanent("cannot read the report's rows \(rowsPath): \(error)")
         }
         let rows = records.map { record in UsageReport.Row(values: UsageReport.header.map { record[$0] ?? "" }) }
-        let report = UsageReport(rows: rows, nearLimit: configuration.nearLimit, generatedAt: configuration.now())
+        let period: ReportPeriod?
+        if let first = rows.first {
+            period = ReportPeriod(sinceText: first.periodSince, untilText: first.periodUntil)
+        } else {
+            do { period = try configuration.period.resolve(now: configuration.now()) } catch {
+                throw ActionError.permanent(error.message)
+            }
+        }
+        let report = UsageReport(
+            rows: rows, nearLimit: configuration.nearLimit, generatedAt: configuration.now(), period: period)
         var written: [String] = []
         for format in configuration.formats {
             let path = URL(fileURLWithPath: configuration.outputDirectory).appendingPathComponent("usage.\(format)")

@@ -16,12 +16,12 @@ extension WaasService {
                 ? EIP1559Transaction.contractCallGas
                 : transfer.token == nil ? EIP1559Transaction.nativeTransferGas : EIP1559Transaction.erc20TransferGas
             let wei = EIP1559Transaction.defaultMaxFee.multiplied(by: gas) ?? .zero
-            let (name, symbol) = nativeToken(network)
+            let (name, symbol, decimals) = network.nativeCurrency
             return [
                 FeeOption(
                     token: FeeToken(
-                        network: network.wireChainId, name: name, symbol: symbol, type: "native", decimals: 18),
-                    value: wei.decimalString, displayValue: display(wei, decimals: 18))
+                        network: network.wireChainId, name: name, symbol: symbol, type: "native", decimals: decimals),
+                    value: wei.decimalString, displayValue: display(wei, decimals: decimals))
             ]
         }
         let lamports = TokenAmount(SolanaTransfer.feeLamports)
@@ -31,15 +31,6 @@ extension WaasService {
                     network: transfer.network ?? "solana", name: "Solana", symbol: "SOL", type: "native", decimals: 9),
                 value: lamports.decimalString, displayValue: display(lamports, decimals: 9))
         ]
-    }
-
-    static func nativeToken(_ network: Network) -> (String, String) {
-        switch network.chainId {
-        case 137, 80_002: ("Polygon Ecosystem Token", "POL")
-        case 56, 97: ("BNB", "BNB")
-        case 43_114, 43_113: ("Avalanche", "AVAX")
-        default: ("Ether", "ETH")
-        }
     }
 
     /// `units` in whole tokens: `630000000000000` with 18 decimals is `0.00063`.

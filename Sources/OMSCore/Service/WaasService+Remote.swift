@@ -171,8 +171,24 @@ extension WaasService {
         let limit = try Self.pageSize(request.page)
         let after = try Self.position(of: request.page, kind: "s")
         return try await store.write { [self] db in
+            let principal = try authenticateAny(db, call)
+            if case .direct(let caller) = principal, request.includeDetails == true || request.includeRevoked == true {
+                let (sessions, seqs, more) = try db.accountSessions(
+                    account: caller.account.id, includeRevoked: request.includeRevoked == true, afterSeq: after,
+                    limit: limit)
+                var listed = sessions
+                if request.includeDetails != true {
+                    for index in listed.indices {
+                        (listed[index].metadata, listed[index].walletAddress, listed[index].walletReference) = (
+                            nil, nil, nil
+                        )
+                    }
+                }
+                let next = more ? seqs.last.map { Page(limit: limit, cursor: Self.cursor(kind: "s", after: $0)) } : nil
+                return ListSessionsResponse(sessions: listed, page: next)
+            }
             let (sessions, more) =
-                switch try authenticateAny(db, call) {
+                switch principal {
                 case .remote(let credential):
                     try db.sessions(credential: credential.id, account: nil, afterSeq: after, limit: limit)
                 case .direct(let caller):

@@ -246,6 +246,7 @@ extension WaasService {
                     }), selection.index.map({ offered.indices.contains($0) }) ?? true
                 else { throw WaasError(.invalidFeeOption, "fee option \(selection.token) is not offered") }
             }
+            var grantKey: String?
             if !transfer.sessionId.isEmpty {
                 guard case .remote(let caller) = principal else {
                     throw WaasError(.transactionNotFound, "no transaction \(request.txnId)")
@@ -259,10 +260,12 @@ extension WaasService {
                     session, usage: try db.usage(session: session.id, chain: session.chainId), token: transfer.token,
                     to: transfer.to, amount: transfer.amount)
                 try db.setUsage(session: session.id, chain: session.chainId, key: key, used: used)
+                grantKey = key
             }
             let nonce = try db.nextTransactionNonce(wallet: transfer.walletId, chain: transfer.chainId)
             let signed = try sign(transfer, nonce: nonce, db: db)
-            try db.markExecuted(transfer.id, nonce: nonce, txHash: signed.hash, raw: signed.raw, now: call.now)
+            try db.markExecuted(
+                transfer.id, nonce: nonce, txHash: signed.hash, raw: signed.raw, grantKey: grantKey, now: call.now)
             return TransactionStatusResponse(
                 status: "executed", txnHash: signed.hash, txnId: transfer.id, rawTransaction: signed.raw)
         }
@@ -329,21 +332,66 @@ extension WaasService {
     // MARK: GetSessionUsage
 
     /// Every grant of the session with what was spent under it on `network` ("0" when nothing) and what
-    /// remains (limit - used; for a per-transfer ERC-20 limit, the limit itself).
+    /// remains (limit - used; for a per-transfer ERC-20 limit, the limit itself). With `since` or `until`
+    /// (a walletops extension), also `usedInPeriod`: the executed transfers it paid with
+    /// `since <= executed at < until`.
     func getSessionUsage(_ call: Call, _ request: GetSessionUsageRequest) async throws -> GetSessionUsageResponse {
         let network = try AccessRules.chain(request.network, field: "network")
+        let period = try Self.period(since: request.since, until: request.until)
         return try await store.write { [self] db in
             let principal = try authenticateAny(db, call)
             let session = try visibleSession(
                 db, principal, id: request.sessionId, project: call.project.id,
                 includeRevoked: request.includeRevoked == true)
             let usage = try db.usage(session: session.id, chain: network.chainId)
-            let entries = try AccessRules.grants(session.grants).map { grant in
+            let grants = try AccessRules.grants(session.grants)
+            var inPeriod: [String: TokenAmount]?
+            if let period {
+                inPeriod = try Self.usage(
+                    db.executedTransfers(
+                        session: session.id, chain: network.chainId, since: period.since, until: period.until),
+                    grants: grants)
+            }
+            let entries = grants.map { grant in
                 let used = usage[grant.key] ?? .zero
                 let remaining = grant.cumulative ? (grant.limit.subtracting(used) ?? .zero) : grant.limit
-                return UsageEntry(grant: grant.grant, used: used.decimalString, remaining: remaining.decimalString)
+                return UsageEntry(
+                    grant: grant.grant, used: used.decimalString, remaining: remaining.decimalString,
+                    usedInPeriod: inPeriod.map { ($0[grant.key] ?? .zero).decimalString })
             }
             return GetSessionUsageResponse(entries: entries)
         }
+    }
+
+    /// `since`/`until` of GetSessionUsage as Unix seconds, either open-ended; nil when both are absent.
+    static func period(since: String?, until: String?) throws(WaasError) -> (since: Int64, until: Int64)? {
+        guard since != nil || until != nil else { return nil }
+        func time(_ text: String?, field: String, absent: Int64) throws(WaasError) -> Int64 {
+            guard let text else { return absent }
+            guard let seconds = RFC3339.parse(text) else {
+                throw WaasError(.invalidRequest, "\(field): expected an RFC 3339 time, got '\(text)'")
+            }
+            return seconds
+        }
+        let start = try time(since, field: "since", absent: .min)
+        let end = try time(until, field: "until", absent: .max)
+        guard start < end else { throw WaasError(.invalidRequest, "since must be before until") }
+        return (start, end)
+    }
+
+    /// The sums per allowance key of `transfers`: each by the key recorded when it was executed, or for
+    /// one executed before migration 10, by the grant that would pay for it now; the sum saturates at
+    /// 2^256 - 1, which no limit passes.
+    static func usage(_ transfers: [ExecutedTransfer], grants: [AccessRules.CheckedGrant]) -> [String: TokenAmount] {
+        var sums: [String: TokenAmount] = [:]
+        for transfer in transfers {
+            guard
+                let key = transfer.grantKey
+                    ?? AccessRules.match(grants, token: transfer.token, to: transfer.to)?.key
+            else { continue }
+            let sum = sums[key] ?? .zero
+            sums[key] = sum.adding(transfer.amount) ?? .max
+        }
+        return sums
     }
 }

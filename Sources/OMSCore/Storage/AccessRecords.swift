@@ -40,7 +40,15 @@ struct AccessRow: Sendable {
     }
 }
 
-/// A transfer in the local ledger.
+/// What a period's usage is summed from: one executed session transfer.
+struct ExecutedTransfer: Sendable {
+    var token: String?
+    var to: String
+    var amount: TokenAmount
+    /// The allowance it spent; nil for a transfer executed before migration 10.
+    var grantKey: String?
+}
+
 /// A transaction of the local ledger: prepared (wire `quoted`), then executed (signed and recorded).
 struct TransferRecord: Sendable {
     var id: String

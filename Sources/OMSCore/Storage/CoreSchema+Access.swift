@@ -89,6 +89,18 @@ extension CoreSchema {
             ALTER TABLE transactions ADD COLUMN network TEXT;    -- the Solana cluster as the client named it
             """)
 
+    /// Migration 10: usage within a period (GetSessionUsage `since`/`until`, docs/protocol.md). The ledger
+    /// already keeps each transfer's `executed_at`; what it lacked is the allowance a session's transfer was
+    /// paid from, since a re-authorization may change the grants later. Rows executed before this
+    /// migration keep NULL and are matched against the session's grants when read.
+    static let transferGrantKeyMigration = SQLiteDatabase.Migration(
+        "10: the allowance key each session transfer spent, and executed transfers by session and time",
+        sql: """
+            ALTER TABLE transactions ADD COLUMN grant_key TEXT;  -- native:<to> | erc20:<token>:<to or *>; NULL: owner's, or before 10
+            CREATE INDEX transactions_executed_by_session ON transactions(session_id, executed_at)
+                WHERE status = 'executed';
+            """)
+
     /// Revoked grants for the owner's reports (ListAccess `includeRevoked`, docs/protocol.md): the live
     /// partial index cannot find them, so a full index on (account, seq) keeps those pages index-ordered.
     static let revokedAccessMigration = SQLiteDatabase.Migration(

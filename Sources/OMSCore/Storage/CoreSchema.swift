@@ -97,5 +97,6 @@ enum CoreSchema {
         settledAddressKeyVersionMigration,
         recentAddressKeysInMemoryMigration,
         ownerTransactionsMigration,
+        transferGrantKeyMigration,
     ]
 }

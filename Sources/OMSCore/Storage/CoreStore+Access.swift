@@ -135,6 +135,37 @@ extension SQLiteDatabase {
         return (rows.prefix(limit).map(Self.sessionRecord), rows.count > limit)
     }
 
+    /// The owner's report listing: the account's sessions in `seq` order along `access_grants_by_account`,
+    /// revoked ones too when `includeRevoked` (revoked: the grant's own revocation, else its credential's),
+    /// each with its credential's metadata and its wallet's address and reference (primary-key joins).
+    func accountSessions(account: String, includeRevoked: Bool, afterSeq: Int64, limit: Int) throws
+        -> (sessions: [RemoteSession], seqs: [Int64], more: Bool)
+    {
+        let rows = try rows(
+            "SELECT g.seq, g.session_id, g.account_id, g.credential_id, g.wallet_id, g.chain_id, g.grants, "
+                + "g.expires_at, coalesce(g.revoked_at, c.revoked_at), c.metadata, w.address, w.reference "
+                + "FROM access_grants g INDEXED BY access_grants_by_account "
+                + "JOIN credentials c ON c.id = g.credential_id JOIN wallets w ON w.id = g.wallet_id "
+                + "WHERE g.account_id = ?1 AND g.type = 'remote' AND g.seq > ?2 "
+                + "AND (?3 OR coalesce(g.revoked_at, c.revoked_at) IS NULL) ORDER BY g.seq LIMIT ?4",
+            [.text(account), .integer(afterSeq), .integer(includeRevoked ? 1 : 0), .integer(Int64(limit + 1))])
+        let decoder = JSONDecoder()
+        var metadata: [String: CredentialMetadata] = [:]
+        let page = rows.prefix(limit)
+        let sessions = page.map { row in
+            let credential = row[3].text ?? ""
+            if metadata[credential] == nil, let json = row[9].text {
+                metadata[credential] = try? decoder.decode(CredentialMetadata.self, from: Data(json.utf8))
+            }
+            var session = Self.sessionRecord(Array(row.prefix(9))).wire
+            (session.metadata, session.walletAddress, session.walletReference) = (
+                metadata[credential], row[10].text, row[11].text
+            )
+            return session
+        }
+        return (sessions, page.map { $0[0].int ?? 0 }, rows.count > limit)
+    }
+
     static func grantsJSON(_ grants: [Grant]) throws -> String {
         String(decoding: try WaasClient.encodeBody(grants), as: UTF8.self)
     }
@@ -161,6 +192,24 @@ extension SQLiteDatabase {
             "INSERT INTO session_usage(session_id, chain_id, grant_key, used) VALUES (?, ?, ?, ?) "
                 + "ON CONFLICT(session_id, chain_id, grant_key) DO UPDATE SET used = excluded.used",
             [.text(session), .integer(Int64(chain)), .text(key), .text(used.decimalString)])
+    }
+
+    /// A session's executed transfers on `chain` with `since <= executed_at < until`, in execution order,
+    /// read along `transactions_executed_by_session`.
+    func executedTransfers(session: String, chain: UInt64, since: Int64, until: Int64) throws
+        -> [ExecutedTransfer]
+    {
+        try rows(
+            "SELECT token, to_address, amount, grant_key FROM transactions "
+                + "INDEXED BY transactions_executed_by_session WHERE session_id = ? AND status = 'executed' "
+                + "AND executed_at >= ? AND executed_at < ? AND chain_id = ? ORDER BY executed_at, seq",
+            [.text(session), .integer(since), .integer(until), .integer(Int64(chain))]
+        ).map { row in
+            guard let amount = row[2].text.flatMap(TokenAmount.init(canonical:)) else {
+                throw WaasError(.dataIntegrityError, "transactions holds a malformed amount for \(session)")
+            }
+            return ExecutedTransfer(token: row[0].text, to: row[1].text ?? "", amount: amount, grantKey: row[3].text)
+        }
     }
 
     // MARK: Ledger
@@ -203,11 +252,16 @@ extension SQLiteDatabase {
                     + "AND tx_nonce IS NOT NULL", [.text(wallet), .integer(Int64(chain))]) ?? 0)
     }
 
-    func markExecuted(_ id: String, nonce: UInt64, txHash: String, raw: String, now: Int64) throws {
+    /// Records the signed transaction; `grantKey` is the session allowance it spent (nil for the owner's).
+    func markExecuted(
+        _ id: String, nonce: UInt64, txHash: String, raw: String, grantKey: String? = nil, now: Int64
+    ) throws {
         try execute(
             "UPDATE transactions SET status = 'executed', executed_at = ?, tx_nonce = ?, tx_hash = ?, "
-                + "raw_transaction = ? WHERE id = ? AND status = 'prepared'",
-            [.integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), .text(id)])
+                + "raw_transaction = ?, grant_key = ? WHERE id = ? AND status = 'prepared'",
+            [
+                .integer(now), .integer(Int64(nonce)), .text(txHash), .text(raw), SQLiteValue(grantKey), .text(id),
+            ])
         guard changes == 1 else { throw WaasError(.dataIntegrityError, "transaction \(id) was not prepared") }
     }
 

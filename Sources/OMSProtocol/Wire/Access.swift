@@ -123,6 +123,11 @@ public struct RemoteSession: Codable, Hashable, Sendable {
     /// walletops extension: when the session was revoked (RFC 3339 UTC); only in answers to an owner's
     /// `includeRevoked` request, absent for a live session.
     public var revokedAt: String?
+    /// walletops extension, in the owner's ListSessions with `includeDetails`: the remote credential's
+    /// app metadata and the wallet's address and reference, so a report needs no read per wallet.
+    public var metadata: CredentialMetadata?
+    public var walletAddress: String?
+    public var walletReference: String?
     public init(
         sessionId: String, walletId: String, signerAddress: String, grants: [Grant], chainId: String, expiresAt: String,
         revokedAt: String? = nil
@@ -137,7 +142,8 @@ public struct RemoteSession: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case sessionId, walletId, signerAddress, grants, chainId, expiresAt, revokedAt
+        case sessionId, walletId, signerAddress, grants, chainId, expiresAt, revokedAt, metadata, walletAddress
+        case walletReference
     }
 
     public init(from decoder: any Decoder) throws {
@@ -149,6 +155,9 @@ public struct RemoteSession: Codable, Hashable, Sendable {
         chainId = try container.decode(String.self, forKey: .chainId)
         expiresAt = try container.decode(String.self, forKey: .expiresAt)
         revokedAt = try container.decodeIfPresent(String.self, forKey: .revokedAt)
+        metadata = try container.decodeIfPresent(CredentialMetadata.self, forKey: .metadata)
+        walletAddress = try container.decodeIfPresent(String.self, forKey: .walletAddress)
+        walletReference = try container.decodeIfPresent(String.self, forKey: .walletReference)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -160,6 +169,9 @@ public struct RemoteSession: Codable, Hashable, Sendable {
         try container.encode(chainId, forKey: .chainId)
         try container.encode(expiresAt, forKey: .expiresAt)
         try container.encodeIfPresent(revokedAt, forKey: .revokedAt)
+        try container.encodeIfPresent(metadata, forKey: .metadata)
+        try container.encodeIfPresent(walletAddress, forKey: .walletAddress)
+        try container.encodeIfPresent(walletReference, forKey: .walletReference)
     }
 }
 
@@ -180,10 +192,20 @@ public struct GetSessionResponse: Codable, Hashable, Sendable {
     public init(session: RemoteSession) { self.session = session }
 }
 
-/// `Waas/ListSessions {page?}` -> `{sessions, page?}`: a remote credential sees only its own sessions.
+/// `Waas/ListSessions {page?, includeRevoked?, includeDetails?}` -> `{sessions, page?}`: a remote
+/// credential sees only its own sessions; the owner, those on its account's wallets.
 public struct ListSessionsRequest: Codable, Hashable, Sendable {
     public var page: Page?
-    public init(page: Page? = nil) { self.page = page }
+    /// walletops extension: `true` lets the owner list revoked sessions too (each with its `revokedAt`).
+    public var includeRevoked: Bool?
+    /// walletops extension: `true` adds each session's `metadata`, `walletAddress` and `walletReference`
+    /// for the owner (a report of the account in pages, without a read per wallet).
+    public var includeDetails: Bool?
+    public init(page: Page? = nil, includeRevoked: Bool? = nil, includeDetails: Bool? = nil) {
+        self.page = page
+        self.includeRevoked = includeRevoked
+        self.includeDetails = includeDetails
+    }
 }
 
 public struct ListSessionsResponse: Codable, Hashable, Sendable {
@@ -195,17 +217,25 @@ public struct ListSessionsResponse: Codable, Hashable, Sendable {
     }
 }
 
-/// `Waas/GetSessionUsage {sessionId, network, includeRevoked?}` -> `{entries}`.
+/// `Waas/GetSessionUsage {sessionId, network, includeRevoked?, since?, until?}` -> `{entries}`.
 public struct GetSessionUsageRequest: Codable, Hashable, Sendable {
     public var sessionId: String
     /// The chain id as a decimal string.
     public var network: String
     /// walletops extension: `true` lets the wallet's owner read what a revoked session spent.
     public var includeRevoked: Bool?
-    public init(sessionId: String, network: String, includeRevoked: Bool? = nil) {
+    /// walletops extension: the period's start (RFC 3339, inclusive); with `until`, asks for `usedInPeriod`.
+    public var since: String?
+    /// walletops extension: the period's end (RFC 3339, exclusive).
+    public var until: String?
+    public init(
+        sessionId: String, network: String, includeRevoked: Bool? = nil, since: String? = nil, until: String? = nil
+    ) {
         self.sessionId = sessionId
         self.network = network
         self.includeRevoked = includeRevoked
+        self.since = since
+        self.until = until
     }
 }
 
@@ -214,10 +244,14 @@ public struct UsageEntry: Codable, Hashable, Sendable {
     public var grant: Grant
     public var used: String?
     public var remaining: String?
-    public init(grant: Grant, used: String? = nil, remaining: String? = nil) {
+    /// walletops extension: what the grant paid within the request's `since`/`until` (executed
+    /// transfers); absent when no period was asked, or from a core without the extension.
+    public var usedInPeriod: String?
+    public init(grant: Grant, used: String? = nil, remaining: String? = nil, usedInPeriod: String? = nil) {
         self.grant = grant
         self.used = used
         self.remaining = remaining
+        self.usedInPeriod = usedInPeriod
     }
 }
 

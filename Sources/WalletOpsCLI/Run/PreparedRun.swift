@@ -34,6 +34,8 @@ struct PreparedRun {
         self.core = core
         self.varArguments = varArguments
         var loaded = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
+        // `now` in templates: one time for every template of this command.
+        let started = Int64(Date().timeIntervalSince1970)
         // --concurrency replaces the playbook-wide limit, which is also the default of every step.
         if let concurrency { loaded.concurrency = concurrency }
         do {
@@ -43,7 +45,8 @@ struct PreparedRun {
             throw CommandExit(.usage)
         }
         do {
-            playbook = try loaded.resolvingSettingTemplates(in: TemplateContext(vars: vars, env: cli.environment))
+            playbook = try loaded.resolvingSettingTemplates(
+                in: TemplateContext(vars: vars, env: cli.environment, now: started))
         } catch {
             cli.standardError.writeLine("Error: \(error.message)")
             throw CommandExit(.usage)
@@ -58,8 +61,8 @@ struct PreparedRun {
         redactor = Redactor(secrets)
         let events = RunEventLog(output: cli.standardOutput, isJSON: isJSON, redactor: redactor)
         self.events = events
-        context = TemplateContext(vars: vars, env: cli.environment, secrets: secrets)
-        let publicContext = TemplateContext(vars: vars, env: cli.environment)
+        context = TemplateContext(vars: vars, env: cli.environment, secrets: secrets, now: started)
+        let publicContext = TemplateContext(vars: vars, env: cli.environment, now: started)
 
         var fingerprints: [String: String] = [:]
         var inputCounts: [String: Int] = [:]
@@ -142,7 +145,8 @@ struct PreparedRun {
             self.plan = plan
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
-            throw CommandExit(.usage)
+            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
+            throw CommandExit(error.exitCode)
         }
         // A chunk action that reads its own input: its rows are the step's items, its files part of the
         // identity (`<step>.input`, `<step>.input2`, ...).
