@@ -20,10 +20,11 @@ struct DueCommand: Command {
             name: "due", abstract: "Run the scheduled playbooks of a folder that are due.",
             discussion: """
                 For cron: * * * * * walletops due /etc/walletops/playbooks. Each playbook with a schedule
-                runs when its cron expression fired since the last check (kept in the run store). The exit
-                code is the worst of the runs' codes.
+                runs when its cron expression fired since the last check (kept in the run store), with the
+                same rules as run; each --var goes to the playbooks that declare it. The exit code is the
+                worst of the runs' codes.
                 """,
-            options: [Self.now] + RunOptions.running, arguments: [Self.directory])
+            options: [Self.now, RunOptions.variable] + RunOptions.running, arguments: [Self.directory])
     }
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
@@ -66,11 +67,15 @@ struct DueCommand: Command {
                     return 0
                 }
                 context.standardError.writeLine("\(name): '\(playbook.name)' is due (\(schedule.source)); running")
+                // Each --var goes to the playbooks that declare it (a folder's playbooks take different vars).
+                let vars = arguments.values(RunOptions.variable).filter { assignment in
+                    playbook.vars[String(assignment.prefix { $0 != "=" })] != nil
+                }
                 let prepared = try PreparedRun(
-                    path: path, varArguments: [], context: context, registry: registry,
+                    path: path, varArguments: vars, context: context, registry: registry,
                     isJSON: arguments.value(RunOptions.logFormat) == "json", core: arguments.coreURL)
                 let resume = RunOptions.resumeCommand(
-                    playbook: path, vars: [], home: home.url.path, store: arguments.value(CommonOptions.store),
+                    playbook: path, vars: vars, home: home.url.path, store: arguments.value(CommonOptions.store),
                     core: arguments.coreURL)
                 return try await RunOptions.execution(
                     prepared, mode: .resumeOrStart(acceptChanges: false), arguments: arguments, context: context,

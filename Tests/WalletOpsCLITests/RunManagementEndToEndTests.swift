@@ -150,6 +150,30 @@ import Testing
         #expect(space.read("ticks.txt") == "-\n-\n")
         #expect(space.read("manual.txt") == "", "a playbook without a schedule never runs from due")
     }
+
+    @Test func dueHandsEachVarToThePlaybooksThatDeclareIt() throws {
+        let space = try PlaybookWorkspace()
+        try FileManager.default.createDirectory(at: space.url("books"), withIntermediateDirectories: true)
+        try space.write(
+            "books/labelled.yaml",
+            """
+            name: labelled
+            schedule: "*/5 * * * *"
+            vars:
+              label: {type: string, default: none}
+            steps:
+              - {id: mark, action: append, with: {path: "${{ vars.label }}.txt"}}
+
+            """)
+        try space.write(
+            "books/plain.yaml",
+            "name: plain\nschedule: \"*/5 * * * *\"\nsteps:\n  - {id: mark, action: append, with: {path: plain.txt}}\n")
+        let fired = try space.run(["due", "books", "--now", "2026-01-01T00:05:30Z", "--var", "label=nightly"])
+        #expect(fired.status == 0, "\(fired)")
+        #expect(space.read("nightly.txt") == "-\n", "the var reached the playbook that declares it")
+        #expect(space.read("plain.txt") == "-\n", "and the other ran without it")
+        #expect(space.read("none.txt") == "")
+    }
 }
 
 /// Progress in rows through the command line: JSON `progress` events and `status` of a running run count
