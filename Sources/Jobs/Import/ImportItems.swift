@@ -28,7 +28,7 @@ enum ImportItems {
     static func count(_ configuration: ImportKeysAction.Configuration) -> Int? {
         switch configuration.format {
         case .hexCSV, .base58CSV:
-            return try? CSVReader(url: URL(fileURLWithPath: configuration.input), header: true).countRemaining()
+            return CSVKeyReader.countDataRows(path: configuration.input)
         case .mnemonicCSV:
             // The accounts the rows ask for, from their count and indices cells (no phrase is derived).
             guard let reader = try? CSVKeyReader(path: configuration.input, kind: .phrases) else { return nil }
