@@ -52,6 +52,15 @@ import Testing
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("try,row:") && $0.contains(",failed,1,retryable,item ") })
         let table = try space.run(["failures", "1"])
         #expect(table.standardOutput.hasSuffix("\(failed) failed or rejected items in run 1\n"))
+        let statusJSON = try #require(
+            try PlaybookWorkspace.json(try space.run(["status", "1", "--format", "json"]).standardOutput)
+                as? [String: Any])
+        #expect(statusJSON["id"] as? Int == 1 && statusJSON["status"] as? String == "completed")
+        #expect(statusJSON["lock"] is NSNull)
+        let step = try #require((statusJSON["steps"] as? [[String: Any]])?.first)
+        #expect(step["step"] as? String == "try" && step["status"] as? String == "failed")
+        #expect(step["total"] as? Int == 100 && step["done"] as? Int == 100)
+        #expect(step["succeeded"] as? Int == 100 - failed && step["failed"] as? Int == failed)
         let missing = try space.run(["status", "9"])
         #expect(missing.status == 1 && missing.standardError.contains("no run 9"))
     }
