@@ -21,6 +21,14 @@ public protocol Command: Sendable {
     /// - Throws: A ``CLIError`` for an expected failure (its code picks the exit code); any other
     ///   error is reported as an internal error (exit 70).
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32
+
+    /// What `--help` adds after the command's own help, given the words that followed the command
+    /// (`walletops run PLAYBOOK --help` lists the playbook's vars). Default nil.
+    func extraHelp(_ words: [String], context: Context) -> String?
+}
+
+extension Command {
+    public func extraHelp(_ words: [String], context: Context) -> String? { nil }
 }
 
 /// A command that only groups subcommands (`walletops crypto`, `walletops core`).

@@ -24,6 +24,10 @@ public struct CommandLineTool: Sendable {
         switch invocation {
         case .help(let path):
             context.standardOutput.write(HelpFormatter.help(path))
+            let words = Array(arguments.drop { $0 != path.leaf.configuration.name }.dropFirst())
+            if let extra = path.leaf.extraHelp(words, context: context) {
+                context.standardOutput.write("\n" + extra)
+            }
             return ExitCode.success.rawValue
         case .version:
             context.standardOutput.writeLine("\(root.configuration.name) \(version)")

@@ -65,4 +65,47 @@ struct RunCommand: Command {
             ).execute()
         }
     }
+
+    /// The vars of the playbook named among `words` (the first `.yaml` or `.yml` path): name, type,
+    /// default or "required", whether a resume may change it, and the description.
+    func extraHelp(_ words: [String], context: Context) -> String? {
+        guard let path = words.first(where: { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }) else { return nil }
+        let url = context.fileURL(path)
+        let playbook: Playbook
+        do {
+            playbook = try Playbook.load(contentsOf: url, options: .init(knownActions: registry.names))
+        } catch {
+            return "Cannot list the vars of \(path): \(error.description)\n"
+        }
+        guard !playbook.vars.isEmpty else { return "\(playbook.name) (\(path)) takes no vars.\n" }
+        var rows = [["var", "type", "default", "description"]]
+        for declaration in playbook.vars.values.sorted(by: { $0.name < $1.name }) {
+            let type = declaration.type.rawValue
+            let value: String
+            if declaration.required {
+                value = "(required)"
+            } else if let defaultValue = declaration.defaultValue {
+                if case .string(let text) = defaultValue {
+                    value = text.isEmpty ? "\"\"" : text
+                } else {
+                    value = defaultValue.json
+                }
+            } else {
+                value = "-"
+            }
+            var description = declaration.description ?? ""
+            if !declaration.choices.isEmpty {
+                description =
+                    "One of " + declaration.choices.joined(separator: ", ") + "."
+                    + (description.isEmpty ? "" : " " + description)
+            }
+            if !declaration.changesWork {
+                description += (description.isEmpty ? "" : " ") + "(a resume may change it)"
+            }
+            rows.append(["--var \(declaration.name)=", type, value, description])
+        }
+        var text = "Vars of \(playbook.name) (\(path)):\n" + TextTable.render(rows)
+        if let summary = playbook.description, !summary.isEmpty { text = summary + "\n\n" + text }
+        return text
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `walletops run`, `validate` and `plan` through the built binary: exit codes, output, reports,
@@ -20,6 +21,24 @@ import Testing
         playbook(
             name: name,
             step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 1, with: {duration: \(duration)}}")
+    }
+
+    @Test func helpWithAPlaybookListsItsVars() throws {
+        let space = try PlaybookWorkspace()
+        let job = Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml").path
+        let help = try space.run(["run", job, "--help"])
+        #expect(help.status == 0, "\(help)")
+        let text = help.standardOutput
+        #expect(text.hasPrefix("OVERVIEW: Run a playbook"), "the command's own help first")
+        #expect(text.contains("Vars of import-keys (\(job)):"), "\(text)")
+        let input = text.split(separator: "\n").first { $0.hasPrefix("--var input=") } ?? ""
+        #expect(input.contains("path") && input.contains("(required)") && input.contains("A CSV file"), "\(input)")
+        let parallel = text.split(separator: "\n").first { $0.hasPrefix("--var parallel=") } ?? ""
+        #expect(parallel.contains("(a resume may change it)"), "\(parallel)")
+        let format = text.split(separator: "\n").first { $0.hasPrefix("--var format=") } ?? ""
+        #expect(format.contains("One of hex-csv, base58-csv"), "\(format)")
+        let plain = try space.run(["run", "--help"])
+        #expect(!plain.standardOutput.contains("Vars of"), "no playbook, no vars")
     }
 
     @Test func allSucceededExitsZeroWithSummaryLinesAndReports() throws {
