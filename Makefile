@@ -17,7 +17,7 @@ FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources fuzz/Sources ctc
 # Debug builds compile scrypt's kernel with optimization too (Package.swift, scryptKernelSettings).
 export WALLETOPS_OPTIMIZE_SCRYPT_KERNEL = 1
 
-.PHONY: all bootstrap build test demo bench bench-micro fuzz fuzz-replay ct-check format format-check clean
+.PHONY: all bootstrap build test demo bench bench-micro fuzz fuzz-replay ct-check format format-check clean install
 
 all: build
 
@@ -88,3 +88,13 @@ format-check:
 
 clean:
 	rm -rf .build
+
+## make install PREFIX=/usr/local: the release binary, the jobs' playbooks and the bash completion.
+PREFIX ?= /usr/local
+install: bootstrap
+	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/walletops/jobs \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/walletops" $(DESTDIR)$(PREFIX)/bin/walletops
+	install -m 0644 jobs/*.yaml $(DESTDIR)$(PREFIX)/share/walletops/jobs/
+	$(DESTDIR)$(PREFIX)/bin/walletops completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/walletops

@@ -40,6 +40,7 @@ public enum WalletOps {
                 name: "crypto", abstract: "Offline key utilities (nothing leaves the machine).",
                 subcommands: [CryptoAddressCommand()]),
             VersionCommand(),
+            CompletionCommand(),
             // Playbook runs (docs/playbooks.md "Running").
             RunCommand(), ValidateCommand(), PlanCommand(), RunsCommand(), StatusCommand(), FailuresCommand(),
             RetryCommand(), PruneCommand(), DueCommand(),
