@@ -96,6 +96,12 @@ public final class CSVKeyReader {
     /// The header names, trimmed and lowercased, in file order (a long or unusual name appears only as
     /// its length, since a file without a header would have a key there).
     public private(set) var header: [String] = []
+    /// The header names whose columns are not read (unknown to this kind of file, or renamed away by
+    /// `columnNames`), in file order: for a warning, since a `label` column dropped without a word
+    /// surprises.
+    public private(set) var ignoredColumns: [String] = []
+    /// The file's header name of each renamed column.
+    private let columnNames: [Column: String]
     /// The 1-based line of the header.
     public private(set) var headerLine = 0
 
@@ -142,15 +148,19 @@ public final class CSVKeyReader {
     ///   - defaultType: the key type of rows without a `type` cell (nil: such rows are refused).
     ///   - chunkSize: how many bytes are read from the file at a time.
     ///   - kind: keys (the default) or recovery phrases.
+    ///   - columnNames: the file's own header name for a column, for an export whose headers differ
+    ///     (`private_key` -> `privkey`): the column is read under that name only.
     /// - Throws: `KeyFormatError` (fatal for the file): `.readFailed`/`.notAFile` (class `io`),
     ///   `.missingHeader`, `.missingColumn`, `.duplicateColumn`, `.unterminatedQuote` (class `format`),
     ///   each naming the file and line.
-    public init(path: String, defaultType: KeyType? = nil, chunkSize: Int = 64 * 1024, kind: Kind = .keys)
-        throws(KeyFormatError)
-    {
+    public init(
+        path: String, defaultType: KeyType? = nil, chunkSize: Int = 64 * 1024, kind: Kind = .keys,
+        columnNames: [Column: String] = [:]
+    ) throws(KeyFormatError) {
         self.path = path
         self.defaultType = defaultType
         self.kind = kind
+        self.columnNames = columnNames.mapValues { Self.headerName(Array($0.utf8)) }
         input = try FileInput(path: path, chunkSize: chunkSize)
         secretScratch = (0..<(kind == .keys ? 1 : 2)).map { _ in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maximumKeyFieldBytes, alignment: 16)
@@ -271,15 +281,33 @@ public final class CSVKeyReader {
         if let problem { throw problem.located(file: path, line: headerLine) }
         header = headerCells.map(Self.headerName)
         let kept = kind.columns
+        let renamed = Dictionary(columnNames.map { ($1, $0) }) { first, _ in first }
+        // A column is read under its own name, or only under the file's name for it when renamed.
+        func column(named name: String) -> Column? {
+            if let column = renamed[name] { return kept.contains(column) ? column : nil }
+            guard let column = Column(rawValue: name), kept.contains(column), columnNames[column] == nil else {
+                return nil
+            }
+            return column
+        }
         for (index, name) in header.enumerated() {
-            guard let column = Column(rawValue: name), kept.contains(column) else { continue }
+            guard let column = column(named: name) else { continue }
             guard columnIndex[column] == nil else {
                 throw KeyFormatError(
                     .duplicateColumn, "the header names the \(name) column twice", file: path, line: headerLine)
             }
             columnIndex[column] = index
         }
-        fieldColumns = header.map { name in Column(rawValue: name).flatMap { kept.contains($0) ? $0 : nil } }
+        for (column, name) in columnNames.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+        where kept.contains(column) && columnIndex[column] == nil {
+            throw KeyFormatError(
+                .missingColumn,
+                "the header has no \(name) column, named as the \(column.rawValue) column (found: "
+                    + header.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ") + ")",
+                file: path, line: headerLine)
+        }
+        fieldColumns = header.map(column(named:))
+        ignoredColumns = zip(header, fieldColumns).compactMap { name, column in column == nil ? name : nil }
         let required = kind.requiredColumn
         guard columnIndex[required] != nil else {
             // A file without a header has a key in its first row: show only names that cannot be keys.

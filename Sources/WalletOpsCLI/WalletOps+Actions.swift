@@ -51,7 +51,9 @@ extension ActionRegistry {
             }
         }
         register("jobs.import-keys") { request in
-            ImportKeysAction(try request.importConfiguration())
+            let configuration = try request.importConfiguration()
+            request.warnOfIgnoredColumns(configuration)
+            return ImportKeysAction(configuration)
         }
         register("jobs.reconcile-keys") { request in
             let configuration = try request.importConfiguration()
@@ -270,6 +272,21 @@ extension ActionRequest {
             }
             configuration.gapLimit = gapLimit
         }
+        if let text = try request.text("columns"), !text.isEmpty {
+            guard format.isCSV else {
+                throw CLIError.usage(
+                    "step '\(request.step.id)': columns maps CSV headers, not format \(format.rawValue)")
+            }
+            for pair in text.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[1].isEmpty, let column = CSVKeyReader.Column(rawValue: parts[0]) else {
+                    throw CLIError.usage(
+                        "step '\(request.step.id)': columns '\(pair)' is not column=header with a column among "
+                            + CSVKeyReader.Column.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                configuration.columnNames[column] = parts[1]
+            }
+        }
         let setting = { (name: String) throws -> String? in try request.text(name).flatMap { $0.isEmpty ? nil : $0 } }
         configuration.phrases = .init(
             path: try setting("path"), count: try setting("count"), indices: try setting("indices"))
@@ -283,5 +300,22 @@ extension ActionRequest {
             }
         }
         return configuration
+    }
+}
+
+extension ActionRequest {
+    /// Warns of the CSV input's columns the import does not read (a `label` or `address` column of an
+    /// export), naming how to map them. Silent when the file cannot be opened: the run says why.
+    func warnOfIgnoredColumns(_ configuration: ImportKeysAction.Configuration) {
+        guard configuration.format.isCSV,
+            let reader = try? CSVKeyReader(
+                path: configuration.input, kind: configuration.format == .mnemonicCSV ? .phrases : .keys,
+                columnNames: configuration.columnNames),
+            !reader.ignoredColumns.isEmpty
+        else { return }
+        let names = reader.ignoredColumns.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: ", ")
+        warn(
+            "input \(configuration.input): column\(reader.ignoredColumns.count == 1 ? "" : "s") \(names) "
+                + "not read; map an export's names with --var columns=reference=label,expected_address=address")
     }
 }

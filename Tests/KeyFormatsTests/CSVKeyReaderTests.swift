@@ -281,3 +281,29 @@ import WalletCrypto
         #expect(reader.peakBufferedBytes < 24 * 1024)
     }
 }
+
+/// `columnNames`: an export's own headers read as the reader's columns, the rest named as not read.
+@Suite struct CSVColumnNamesTests {
+    @Test func anExportsHeadersAreReadUnderTheirOwnNames() throws {
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let key = CSVKeyReaderTests.hexKey()
+        let path = try dir.write(
+            "export.csv", "PrivKey,label,address,notes,reference\n\(key.hex),treasury,\(key.address),x,ignored\n")
+        let reader = try CSVKeyReader(
+            path: path, defaultType: .ethereum,
+            columnNames: [.privateKey: "privkey", .reference: "label", .expectedAddress: "address"])
+        #expect(reader.ignoredColumns == ["notes", "reference"], "a renamed column is read only under its new name")
+        let record = try #require(try reader.next())
+        #expect(record.reference == "treasury")
+        if case .failure(let error) = record.result { Issue.record("the expected address did not match: \(error)") }
+        do {
+            _ = try CSVKeyReader(path: path, columnNames: [.privateKey: "secret_key"])
+            Issue.record("a missing renamed column was accepted")
+        } catch {
+            #expect(error.reason.contains("no secret_key column, named as the private_key column"), "\(error)")
+        }
+        let plain = try dir.write("plain.csv", "private_key,label\n\(key.hex),x\n")
+        #expect(try CSVKeyReader(path: plain).ignoredColumns == ["label"])
+    }
+}

@@ -25,6 +25,33 @@ import Testing
         #expect(list.status == 0 && !list.standardOutput.contains("0x"), "\(list)")
     }
 
+    @Test func anExportsColumnsAreMappedAndTheOnesNotReadNamed() throws {
+        let world = try JobsEndToEndTests.JobsWorld(served: false)
+        let key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+        try Data("privkey,label,notes\n\(key),treasury,old hot wallet\n".utf8).write(
+            to: URL(fileURLWithPath: world.path("export.csv")))
+        let unmapped = try world.run("jobs/import-keys.yaml", ["input": world.path("export.csv"), "format": "hex-csv"])
+        #expect(unmapped.status == 65, "no private_key column: \(unmapped)")
+        let mapped = try world.run(
+            "jobs/import-keys.yaml",
+            [
+                "input": world.path("export.csv"), "format": "hex-csv",
+                "columns": "private_key=privkey,reference=label",
+                "output": world.path("imported.csv"),
+            ])
+        #expect(mapped.status == 0, "\(mapped)")
+        #expect(
+            mapped.standardError.contains("warning: input \(world.path("export.csv")): column notes not read"),
+            "\(mapped.standardError)")
+        let imported = (try? String(contentsOfFile: world.path("imported.csv"), encoding: .utf8)) ?? ""
+        #expect(imported.contains(",treasury,"), "the reference came from the label column: \(imported)")
+        #expect(!mapped.standardError.contains(key) && !imported.contains(key))
+        let bad = try world.run(
+            "jobs/import-keys.yaml",
+            ["input": world.path("export.csv"), "format": "hex-csv", "columns": "secret=privkey"])
+        #expect(bad.status == 64 && bad.standardError.contains("columns 'secret=privkey'"), "\(bad)")
+    }
+
     @Test func aPlaybookInputThatIsNotThereExits66AndBadData65() throws {
         let space = try PlaybookWorkspace()
         try space.write(

@@ -96,6 +96,9 @@ public struct ImportKeysAction: ChunkAction {
         public var gapLimit = PhraseRow.defaultGapLimit
         /// `mnemonic-dir`: the accounts of every phrase file, as the columns of a phrase CSV would give them.
         public var phrases = PhraseSettings()
+        /// A CSV export's own header names for the columns it calls otherwise (`columns`:
+        /// `private_key=privkey,reference=label`).
+        public var columnNames: [CSVKeyReader.Column: String] = [:]
 
         /// What `mnemonic-dir` derives from each file (nil: the phrase CSV's default).
         public struct PhraseSettings: Sendable {

@@ -125,7 +125,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
                     defaultType: phrases
                         ? configuration.type
                         : configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana),
-                    kind: phrases ? .phrases : .keys)
+                    kind: phrases ? .phrases : .keys, columnNames: configuration.columnNames)
                 if configuration.perUser != nil && !csv.header.contains(CSVKeyReader.Column.subject.rawValue) {
                     throw JobsError(
                         .invalidInput,

@@ -59,13 +59,20 @@ public struct ActionRequest: Sendable {
     /// The served core named by the run command's `--core`, or nil when the command has none. It comes
     /// before a step's `core` parameter and `$WALLETOPS_CORE` (see ``coreURL()``).
     public var core: URL?
+    /// Says something the operator should see before the run (an input column that is not read) on
+    /// standard error, as `warning: ...`.
+    public var warn: @Sendable (String) -> Void
 
     /// Creates a request.
-    public init(step: Step, playbook: Playbook, context: TemplateContext, core: URL? = nil) {
+    public init(
+        step: Step, playbook: Playbook, context: TemplateContext, core: URL? = nil,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.step = step
         self.playbook = playbook
         self.context = context
         self.core = core
+        self.warn = warn
     }
 
     /// The step's `with:` rendered for `item` (nil: outside any item); secrets are available.

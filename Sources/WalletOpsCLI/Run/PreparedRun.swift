@@ -98,7 +98,9 @@ struct PreparedRun {
                 playbook: playbook,
                 action: { step in
                     let inner = try registry.action(
-                        for: ActionRequest(step: step, playbook: playbook, context: context, core: core))
+                        for: ActionRequest(
+                            step: step, playbook: playbook, context: context, core: core,
+                            warn: { [output = cli.standardError] in output.writeLine("warning: " + $0) }))
                     let retry = RetryPolicy(playbook.effectiveSettings(for: step).retry)
                     if let chunked = inner as? any ChunkAction {
                         return InstrumentedChunkAction(
