@@ -19,7 +19,7 @@ import Testing
         #expect(
             result.standardError == """
                 Error: missing subcommand; expected one of: core, login, logout, wallet, access, remote, token, jwks, \
-                crypto, version, run, validate, plan, runs, status, failures, retry, prune, due, help
+                crypto, version, completion, run, validate, plan, runs, status, failures, retry, prune, due, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 
