@@ -58,12 +58,12 @@ import Testing
         let store = try RunStore(location: try kind.location(in: dir))
         let runID = try await Self.run(store)
         let old = try #require(
-            try await store.claimChunk(runID: runID, step: "s", owner: "slow", lease: .milliseconds(150)))
+            try await store.claimChunk(runID: runID, step: "s", owner: "slow", lease: .milliseconds(200)))
+        // Renewed well within its lease however loaded the machine, then held for a minute.
         let held = try #require(
-            try await store.claimChunk(runID: runID, step: "s", owner: "renewing", lease: .milliseconds(150)))
-        try await Task.sleep(for: .milliseconds(100))
+            try await store.claimChunk(runID: runID, step: "s", owner: "renewing", lease: .seconds(10)))
         #expect(try await store.renew(held, for: .seconds(60)))
-        try await Task.sleep(for: .milliseconds(150))
+        try await Task.sleep(for: .milliseconds(300))
         let rescue = try #require(
             try await store.claimChunk(runID: runID, step: "s", owner: "rescuer", lease: .seconds(60)))
         #expect(
