@@ -5,11 +5,14 @@ import SQLiteKit
 struct SQLiteRunDatabaseQueue: RunDatabaseQueue {
     let queue: DatabaseQueue
 
-    /// Opens (creating and migrating) the file at `path` with a 4 MiB page cache (SQLite's default is
-    /// 2 MiB): larger caches made the peak memory grow with the run and bought no speed (docs/engine.md).
+    /// The page cache, in KiB: above SQLite's default, and no larger, since a larger one grows the peak
+    /// memory with the run without speed (docs/engine.md "Performance" has the measurement).
+    static let pageCacheKibibytes = 4 * 1024
+
+    /// Opens (creating and migrating) the file at `path` with a page cache of ``pageCacheKibibytes``.
     init(path: String) throws {
         var configuration = SQLiteDatabase.Configuration.default
-        configuration.cacheKibibytes = 4 * 1024
+        configuration.cacheKibibytes = Self.pageCacheKibibytes
         queue = try DatabaseQueue(path: path, configuration: configuration, migrations: RunStoreSchema.sqlite)
     }
 

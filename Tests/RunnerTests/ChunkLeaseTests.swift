@@ -57,17 +57,18 @@ import Testing
         defer { dir.remove() }
         let store = try RunStore(location: try kind.location(in: dir))
         let runID = try await Self.run(store)
-        let old = try #require(
-            try await store.claimChunk(runID: runID, step: "s", owner: "slow", lease: .milliseconds(200)))
-        // Renewed well within its lease however loaded the machine, then held for a minute.
+        // Claimed first with a long lease, so that however loaded the machine, only the second one lapses.
         let held = try #require(
             try await store.claimChunk(runID: runID, step: "s", owner: "renewing", lease: .seconds(10)))
+        let old = try #require(
+            try await store.claimChunk(runID: runID, step: "s", owner: "slow", lease: .milliseconds(200)))
         #expect(try await store.renew(held, for: .seconds(60)))
         try await Task.sleep(for: .milliseconds(300))
         let rescue = try #require(
             try await store.claimChunk(runID: runID, step: "s", owner: "rescuer", lease: .seconds(60)))
         #expect(
-            rescue.chunk == old.chunk && rescue.epoch == 2 && rescue.isRescue, "the lapsed chunk, not the renewed one")
+            rescue.chunk == old.chunk && rescue.epoch == 2 && rescue.isRescue,
+            "the lapsed chunk, not the renewed one: \(rescue), old \(old), held \(held)")
         #expect(try await !store.renew(old, for: .seconds(60)))
         do {
             try await store.fenced(old, extendingBy: .seconds(60)) { write in
@@ -84,8 +85,8 @@ import Testing
         #expect(try await store.items(runID: runID).isEmpty, "nothing of the old holder's writes")
         try await store.complete(rescue, updates: [ItemOutcomeRow(key: "row:3", index: 3, state: .rejected)])
         #expect(try await store.items(runID: runID).map(\.key) == ["row:3"])
-        let chunks = try await store.chunks(runID: runID, step: "s")
-        #expect(chunks.first?.state == "done" && chunks.first?.epoch == 2 && chunks.first?.owner == "rescuer")
+        let chunk = try await store.chunks(runID: runID, step: "s").first { $0.chunk == old.chunk }
+        #expect(chunk?.state == "done" && chunk?.epoch == 2 && chunk?.owner == "rescuer")
         #expect(try await store.events(runID: runID).contains { $0.kind == "chunk-rescued" })
     }
 
@@ -160,7 +161,7 @@ import Testing
         #expect(try await first.leasedWatermark(runID: runID, step: "s") == 2_000)
     }
 
-    /// The child: claims chunk 0 with a one-second lease, then writes a row every 50 ms through the fence
+    /// The child: claims chunk 0 with a short lease, then writes a row through the fence again and again
     /// (each write extends the lease), logging "wrote N" or "refused N".
     @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil))
     func fencedWriterChild() async throws {

@@ -26,6 +26,20 @@ final class PlaybookWorkspace {
         (try? String(contentsOf: url(name), encoding: .utf8)) ?? ""
     }
 
+    /// A playbook `path` (its folder made) named `name`, firing on `schedule`, whose one step appends a
+    /// line to `output` (an expression may name a var of `vars`, YAML lines under `vars:`): for `due`.
+    func writeScheduled(_ path: String, name: String, schedule: String, appendingTo output: String, vars: String = "")
+        throws
+    {
+        try FileManager.default.createDirectory(
+            at: url(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        let declared = vars.isEmpty ? "" : "vars:\n" + vars + "\n"
+        try write(
+            path,
+            "name: \(name)\nschedule: \"\(schedule)\"\n\(declared)steps:\n"
+                + "  - {id: mark, action: append, with: {path: \"\(output)\"}}\n")
+    }
+
     /// A CSV input `name` with a header `id` and rows 1...count.
     func writeKeys(_ name: String, count: Int) throws {
         var text = "id\n"

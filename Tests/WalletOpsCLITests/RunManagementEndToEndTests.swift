@@ -130,16 +130,7 @@ import Testing
 
     @Test func dueRunsScheduledPlaybooksOncePerFiring() throws {
         let space = try PlaybookWorkspace()
-        try FileManager.default.createDirectory(at: space.url("books"), withIntermediateDirectories: true)
-        try space.write(
-            "books/every5.yaml",
-            """
-            name: every5
-            schedule: "*/5 * * * *"
-            steps:
-              - {id: mark, action: append, with: {path: ticks.txt}}
-
-            """)
+        try space.writeScheduled("books/every5.yaml", name: "every5", schedule: "*/5 * * * *", appendingTo: "ticks.txt")
         try space.write(
             "books/manual.yaml", "name: manual\nsteps:\n  - {id: a, action: append, with: {path: manual.txt}}\n")
         try space.write("books/notes.txt", "not a playbook")
@@ -162,21 +153,10 @@ import Testing
 
     @Test func dueHandsEachVarToThePlaybooksThatDeclareIt() throws {
         let space = try PlaybookWorkspace()
-        try FileManager.default.createDirectory(at: space.url("books"), withIntermediateDirectories: true)
-        try space.write(
-            "books/labelled.yaml",
-            """
-            name: labelled
-            schedule: "*/5 * * * *"
-            vars:
-              label: {type: string, default: none}
-            steps:
-              - {id: mark, action: append, with: {path: "${{ vars.label }}.txt"}}
-
-            """)
-        try space.write(
-            "books/plain.yaml",
-            "name: plain\nschedule: \"*/5 * * * *\"\nsteps:\n  - {id: mark, action: append, with: {path: plain.txt}}\n")
+        try space.writeScheduled(
+            "books/labelled.yaml", name: "labelled", schedule: "*/5 * * * *", appendingTo: "${{ vars.label }}.txt",
+            vars: "  label: {type: string, default: none}")
+        try space.writeScheduled("books/plain.yaml", name: "plain", schedule: "*/5 * * * *", appendingTo: "plain.txt")
         let fired = try space.run(["due", "books", "--now", "2026-01-01T00:05:30Z", "--var", "label=nightly"])
         #expect(fired.status == 0, "\(fired)")
         #expect(space.read("nightly.txt") == "-\n", "the var reached the playbook that declares it")
