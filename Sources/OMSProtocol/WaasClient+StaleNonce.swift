@@ -9,11 +9,13 @@ import Foundation
 /// inside the method's transaction, so such a refusal changed nothing: sending the request again under a
 /// fresh, higher nonce is safe for every method, creating ones included. The client does so at most
 /// ``nonceAttempts`` times in all (default ``maximumNonceAttempts``), after a jittered pause of a few
-/// milliseconds, with its nonce source raised ahead of the refusal: past the last nonce the core names
-/// in its message when it does ("... the last one used (L)"), else past its own clock, by a margin that
-/// doubles per attempt (4, 8, 16 ... ms). The margin matters when the other signer keeps sending (a job
-/// with many requests in flight): landing just above `L` would lose the same race again to the requests
-/// it signed meanwhile, while a few milliseconds ahead wins it (those then resend above this one).
+/// milliseconds. When the core names its last nonce ("... the last one used (L)") and this client has
+/// signed above `L`, the refusal was its own later request arriving first, and the next nonce is sent
+/// as it comes. Otherwise another signer is ahead, and the nonce source moves past `L` (or past its own
+/// clock when the core names none) by a margin that doubles per attempt (4, 8, 16 ... ms): landing just
+/// above `L` would lose the same race again to the requests that signer sent meanwhile. Only then: a
+/// margin taken on every refusal between one job's concurrent requests would add up, carrying its nonces
+/// ever further ahead of the clock and of every other signer of the credential.
 extension WaasClient {
     /// The default attempts per call (the first one included) before a stale-nonce refusal is thrown.
     public static let maximumNonceAttempts = 10
@@ -46,7 +48,7 @@ extension WaasClient {
             guard method.isProtected, stale.isStale, attempt < nonceAttempts else { throw error }
             let margin = UInt64(1) << UInt64(min(attempt + 1, 16))
             if let last = stale.lastUsed {
-                nonces.raise(above: last + margin)
+                nonces.overtake(last, margin: margin)
             } else {
                 nonces.skip(milliseconds: margin)
             }

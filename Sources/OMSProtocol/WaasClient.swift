@@ -12,8 +12,8 @@ public protocol RequestSigner: Sendable {
 
 /// Nonces as the official SDK makes them: milliseconds since the epoch, raised by one when equal, so
 /// they strictly increase for every request made through this source. After a stale-nonce refusal the
-/// client raises the source (``raise(above:)``, ``skip(milliseconds:)``): another signer of the same
-/// credential got ahead of it.
+/// client moves the source past another signer of the same credential that got ahead of it
+/// (``overtake(_:margin:)``, ``skip(milliseconds:)``).
 public final class NonceSource: Sendable {
     private let last = Mutex<UInt64>(0)
     private let now: @Sendable () -> UInt64
@@ -30,9 +30,15 @@ public final class NonceSource: Sendable {
         }
     }
 
-    /// Makes every later nonce greater than `nonce` (the core's last accepted one).
-    public func raise(above nonce: UInt64) {
-        last.withLock { $0 = max($0, nonce) }
+    /// Moves the next nonce `margin` past `nonce`, the core's last accepted one, when this source has not
+    /// given it or one above it: another signer of the credential is ahead, and landing just above it
+    /// would lose again to what that signer sends meanwhile. When this source did, the refusal came from
+    /// its own later request arriving first, and the next nonce already wins: leaving it keeps the nonces
+    /// on the clock (each margin would push every later nonce ahead of it, for good).
+    public func overtake(_ nonce: UInt64, margin: UInt64) {
+        last.withLock { last in
+            if nonce > last { last = nonce + margin }
+        }
     }
 
     /// Moves the next nonce `milliseconds` past the later of the clock and the last nonce given.

@@ -76,6 +76,38 @@ import WalletCrypto
         #expect(transport.seen.count == 4)
     }
 
+    /// Sends, before the first request it is given, one that `sibling` signs: a concurrent task of the same
+    /// client whose later nonce reaches the core first.
+    final class SiblingFirstTransport: WaasTransport {
+        let core: NonceCheckingTransport
+        let sibling = Mutex<(@Sendable () throws -> WaasHTTPRequest)?>(nil)
+
+        init(_ core: NonceCheckingTransport) { self.core = core }
+
+        func send(_ request: WaasHTTPRequest) async throws -> WaasHTTPResponse {
+            if let first = sibling.withLock({ sibling in
+                defer { sibling = nil }; return sibling
+            }) {
+                _ = try await core.send(try first())
+            }
+            return try await core.send(request)
+        }
+    }
+
+    @Test func aRefusalCausedByTheClientsOwnLaterRequestKeepsItsNoncesOnTheClock() async throws {
+        let core = NonceCheckingTransport()
+        let transport = SiblingFirstTransport(core)
+        let signer = P256RequestSigner(key: try P256.Signing.PrivateKey())
+        let client = Self.client(transport, signer: signer, clock: 100)
+        transport.sibling.withLock { $0 = { try client.makeRequest(.listWallets, body: Array("{}".utf8)) } }
+        _ = try await client.call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self)
+        // 100 is refused behind its sibling's 101 and resent as 102, the next nonce: no margin, which would
+        // move this client's nonces ahead of the clock for good (each concurrent refusal adding to it).
+        #expect(core.seen == [101, 100, 102])
+        _ = try await client.call(.listWallets, ListWalletsRequest(), as: ListWalletsResponse.self)
+        #expect(core.seen.last == 103)
+    }
+
     @Test func withoutAHintEachAttemptHasAFreshHigherNonceAndTheBoundHolds() async throws {
         let signer = P256RequestSigner(key: try P256.Signing.PrivateKey())
         let transport = NonceCheckingTransport(namesLast: false, refuseFirst: 3)
