@@ -43,8 +43,11 @@ extension Engine {
     /// error is not split: every item fails with it (the service, not an item, is at fault).
     ///
     /// Returns false when a stop left items without an outcome (a resume runs them again).
+    /// With `collecting`, the outcomes go there (a leased chunk writes them with its completion) instead
+    /// of the checkpoint buffer.
     func processChunk(
-        _ items: [PreparedItem], _ runtime: StepRuntime, _ action: any ChunkAction, turn: InputOrderGate.Turn? = nil
+        _ items: [PreparedItem], _ runtime: StepRuntime, _ action: any ChunkAction, turn: InputOrderGate.Turn? = nil,
+        collecting: LeasedOutcomes? = nil
     ) async -> Bool {
         // Admission in input order belongs to the first attempt only.
         var turn = turn
@@ -53,7 +56,8 @@ extension Engine {
         // Items found in doubt from an earlier invocation: asked before anything is sent again.
         let doubtful = pending.filter(\.prepared.needsProbe)
         if !doubtful.isEmpty {
-            guard let undecided = await probeChunk(doubtful, runtime, action, message: nil) else { return false }
+            guard let undecided = await probeChunk(doubtful, runtime, action, message: nil, collecting: collecting)
+            else { return false }
             let keys = Set(undecided.map(\.prepared.item.key))
             pending = pending.filter { !$0.prepared.needsProbe || keys.contains($0.prepared.item.key) }
         }
@@ -88,7 +92,10 @@ extension Engine {
                 // Without intents an in-doubt chunk is safe to send again (idempotent, or no lasting effect).
                 if errorClass == .inDoubt, !runtime.sideEffecting { errorClass = .retryable }
                 if errorClass == .inDoubt, runtime.sideEffecting {
-                    guard let undecided = await probeChunk(pending, runtime, action, message: message) else {
+                    guard
+                        let undecided = await probeChunk(
+                            pending, runtime, action, message: message, collecting: collecting)
+                    else {
                         return false
                     }
                     pending = undecided
@@ -112,12 +119,13 @@ extension Engine {
                     let half = pending.count / 2
                     let first = pending[..<half].map { Self.fresh($0) }
                     let second = pending[half...].map { Self.fresh($0) }
-                    let firstDone = await processChunk(first, runtime, action)
+                    let firstDone = await processChunk(first, runtime, action, collecting: collecting)
                     guard firstDone, isRunning else { return false }
-                    return await processChunk(second, runtime, action)
+                    return await processChunk(second, runtime, action, collecting: collecting)
                 }
                 for item in pending {
-                    finishChunkItem(item, runtime, .failed, errorClass: errorClass, message: message)
+                    finishChunkItem(
+                        item, runtime, .failed, errorClass: errorClass, message: message, collecting: collecting)
                 }
                 await flushIfFull(runtime)
                 return true
@@ -127,11 +135,11 @@ extension Engine {
             for (item, outcome) in zip(pending, outcomes) {
                 switch outcome {
                 case .succeeded(let result):
-                    finishChunkItem(item, runtime, .succeeded, result: result)
+                    finishChunkItem(item, runtime, .succeeded, result: result, collecting: collecting)
                 case .rejected(let reason, let outputs):
                     finishChunkItem(
                         item, runtime, .rejected, errorClass: .permanent, message: reason,
-                        result: ActionResult(outputs: outputs))
+                        result: ActionResult(outputs: outputs), collecting: collecting)
                 case .failed(.inDoubt, _) where runtime.sideEffecting:
                     inDoubt.append(item)
                 case .failed(var errorClass, let message):
@@ -139,12 +147,15 @@ extension Engine {
                     if retry.retryOn.contains(errorClass) && tries < retry.maxAttempts {
                         again.append(item)
                     } else {
-                        finishChunkItem(item, runtime, .failed, errorClass: errorClass, message: message)
+                        finishChunkItem(
+                            item, runtime, .failed, errorClass: errorClass, message: message, collecting: collecting)
                     }
                 }
             }
             if !inDoubt.isEmpty {
-                guard let undecided = await probeChunk(inDoubt, runtime, action, message: "no answer for the item")
+                guard
+                    let undecided = await probeChunk(
+                        inDoubt, runtime, action, message: "no answer for the item", collecting: collecting)
                 else { return false }
                 for item in undecided {
                     if retry.retryOn.contains(.inDoubt) && tries < retry.maxAttempts {
@@ -152,7 +163,7 @@ extension Engine {
                     } else {
                         finishChunkItem(
                             item, runtime, .failed, errorClass: .inDoubt,
-                            message: "no answer for the item after \(item.attempts) attempts")
+                            message: "no answer for the item after \(item.attempts) attempts", collecting: collecting)
                     }
                 }
             }
@@ -178,9 +189,10 @@ extension Engine {
     /// Asks the action whether the effects of `items` happened (side-effecting steps): done items succeed,
     /// items the probe cannot tell about fail in doubt, and the items not done are returned to be sent.
     /// Nil when a stop came while asking.
-    private func probeChunk(_ items: [ChunkItem], _ runtime: StepRuntime, _ action: any ChunkAction, message: String?)
-        async -> [ChunkItem]?
-    {
+    private func probeChunk(
+        _ items: [ChunkItem], _ runtime: StepRuntime, _ action: any ChunkAction, message: String?,
+        collecting: LeasedOutcomes?
+    ) async -> [ChunkItem]? {
         let context = ChunkContext(
             runID: checkpoint?.runID ?? 0, stepID: runtime.step.id, stepIndex: runtime.index,
             attempt: max(1, items.map(\.attempts).max() ?? 1), clock: options.clock, turn: nil,
@@ -192,18 +204,22 @@ extension Engine {
         } catch {
             if isCancelling || Task.isCancelled { return nil }
             let why = "outcome unknown: the probe failed: \(String(describing: error))"
-            for item in items { finishChunkItem(item, runtime, .failed, errorClass: .inDoubt, message: prefix + why) }
+            for item in items {
+                finishChunkItem(
+                    item, runtime, .failed, errorClass: .inDoubt, message: prefix + why, collecting: collecting)
+            }
             return []
         }
         var notDone: [ChunkItem] = []
         for (offset, item) in items.enumerated() {
             switch offset < answers.count ? answers[offset] : .unknown {
-            case .done(let result): finishChunkItem(item, runtime, .succeeded, result: result)
+            case .done(let result): finishChunkItem(item, runtime, .succeeded, result: result, collecting: collecting)
             case .notDone: notDone.append(item)
             case .unknown:
                 finishChunkItem(
                     item, runtime, .failed, errorClass: .inDoubt,
-                    message: prefix + "outcome unknown: the probe could not tell; not retried to avoid a duplicate")
+                    message: prefix + "outcome unknown: the probe could not tell; not retried to avoid a duplicate",
+                    collecting: collecting)
             }
         }
         return notDone
@@ -239,11 +255,11 @@ extension Engine {
     /// Records one item's outcome (counters, budget, checkpoint and sinks); flushing is the caller's.
     private func finishChunkItem(
         _ item: ChunkItem, _ runtime: StepRuntime, _ state: ItemState, errorClass: ErrorClass? = nil,
-        message: String? = nil, result: ActionResult? = nil
+        message: String? = nil, result: ActionResult? = nil, collecting: LeasedOutcomes?
     ) {
         if settle(
             item.prepared, runtime, state, attempts: item.attempts, errorClass: errorClass, message: message,
-            result: result)
+            result: result, collecting: collecting)
         {
             runtime.needsFlush.store(true, ordering: .relaxed)
         }

@@ -66,7 +66,9 @@ extension Engine {
         // held are the chunks in flight plus the one being read, whatever the input's size.
         let feed = StepFeed<PreparedItem>(
             capacity: runtime.chunkAction == nil ? options.window : max(options.window, step.batch))
-        if let chunkAction = runtime.chunkAction, register(feed, stepIndex: index) {
+        if let chunkAction = runtime.chunkAction, let leasing = options.leasing, checkpoint != nil {
+            await runLeasedChunks(runtime, action: chunkAction, leasing: leasing, coordinating: true)
+        } else if let chunkAction = runtime.chunkAction, register(feed, stepIndex: index) {
             let workers = min(step.concurrency, plan.concurrency)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.fill(runtime, feed) }
@@ -710,10 +712,12 @@ extension Engine {
         }
     }
 
-    /// Records an item's outcome: counters, budget, checkpoint buffer. True when the buffer is full.
+    /// Records an item's outcome: counters, budget, checkpoint buffer (or `collecting`, a leased chunk's
+    /// outcomes). True when the buffer is full.
     func settle(
         _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
-        errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil
+        errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil,
+        collecting: LeasedOutcomes? = nil
     ) -> Bool {
         let item = prepared.item
         runtime.tally.withLock { $0.settled += 1 }
@@ -758,12 +762,16 @@ extension Engine {
                     : nil,
                 coveredByWatermark: covered)
             if covered { update.coveredOutputs = outputs }
-            full = record(
-                update, stepIndex: runtime.index,
-                sinkRows: hasSinks
-                    ? runtime.sinkRows(
-                        item, state: state, outputs: outputs, message: redactedMessage,
-                        errorClass: errorClass?.rawValue) : nil)
+            let sinkRows =
+                hasSinks
+                ? runtime.sinkRows(
+                    item, state: state, outputs: outputs, message: redactedMessage, errorClass: errorClass?.rawValue)
+                : nil
+            if let collecting {
+                collecting.add(update, sinkRows: sinkRows)
+            } else {
+                full = record(update, stepIndex: runtime.index, sinkRows: sinkRows)
+            }
         }
         if let (failures, finished) = exceeded {
             abort("step '\(runtime.step.id)' exceeded its failure budget: \(failures) of \(finished) items failed")

@@ -25,12 +25,15 @@ public final class Engine: Sendable {
         public var gracePeriod: Duration
         /// Receives progress snapshots every `flushInterval` and at the end.
         public var progress: (@Sendable (ProgressEvent) -> Void)?
+        /// Chunk steps are shared with other processes through the run store (nil: this process works
+        /// every item itself).
+        public var leasing: Leasing?
 
         /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
-            progress: (@Sendable (ProgressEvent) -> Void)? = nil
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil, leasing: Leasing? = nil
         ) {
             self.clock = clock
             self.flushInterval = flushInterval
@@ -39,6 +42,7 @@ public final class Engine: Sendable {
             self.window = max(1, window)
             self.gracePeriod = gracePeriod
             self.progress = progress
+            self.leasing = leasing
         }
     }
 

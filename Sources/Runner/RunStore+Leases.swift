@@ -126,11 +126,12 @@ extension RunStore {
         }
     }
 
-    /// Marks `lease`'s chunk done, with `updates` (its items' outcomes) written in the same transaction,
-    /// only while the epoch holds.
+    /// Marks `lease`'s chunk done, with `updates` (its items' outcomes) and `outputs` (its rows for each
+    /// of the step's output files, by the sink's index) written in the same transaction, only while the
+    /// epoch holds: a chunk's outcomes and output rows are there once, or not at all.
     ///
     /// - Throws: ``RunStoreError`` `.leaseLost` (nothing written) when the chunk is no longer this lease's.
-    public func complete(_ lease: ChunkLease, updates: [ItemOutcomeRow]) async throws {
+    public func complete(_ lease: ChunkLease, updates: [ItemOutcomeRow], outputs: [Int: String] = [:]) async throws {
         try await queue.write { db in
             let done = try db.execute(
                 "UPDATE chunk_leases SET state = 'done' WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? "
@@ -138,6 +139,92 @@ extension RunStore {
                 [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), .integer(lease.epoch)])
             guard done == 1 else { throw Self.leaseLost(lease) }
             try LeasedWrite(db: db, lease: lease).write(updates)
+            for (sink, rows) in outputs.sorted(by: { $0.key < $1.key }) where !rows.isEmpty {
+                try db.execute(
+                    "INSERT INTO chunk_outputs(run_id, step, chunk, sink, rows) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), StoreValue(sink), .text(rows)])
+            }
+        }
+    }
+
+    /// Gives `lease`'s chunk back at once (its lease lapses now), for a holder that stops before finishing
+    /// it: the next claimer rescues it (probing what was in flight) without waiting for the lease to run
+    /// out. Nothing changes when the epoch moved on.
+    public func release(_ lease: ChunkLease) async throws {
+        try await queue.write { db in
+            try db.execute(
+                "UPDATE chunk_leases SET lease_until = ? WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? "
+                    + "AND state = 'running'",
+                [
+                    .real(try db.currentTime() - 1), .integer(lease.runID), .text(lease.step), StoreValue(lease.chunk),
+                    .integer(lease.epoch),
+                ])
+        }
+    }
+
+    /// How far `step`'s chunks are: how many are done, and how many the step has (nil until its total is
+    /// known). The step's chunks are all done when the two are equal.
+    public func chunkProgress(runID: Int64, step: String) async throws -> (done: Int, chunks: Int?) {
+        try await queue.read { db in
+            guard
+                let row = try db.rows(
+                    "SELECT chunk_size, total FROM step_chunking WHERE run_id = ? AND step = ?",
+                    [.integer(runID), .text(step)]
+                ).first
+            else { return (0, nil) }
+            let size = max(1, row[0].int)
+            let chunks = row[1].int64.map { (Int($0) + size - 1) / size }
+            let done =
+                try db.scalarInt(
+                    "SELECT count(*) FROM chunk_leases WHERE run_id = ? AND step = ? AND state = 'done' AND chunk < ?",
+                    [.integer(runID), .text(step), StoreValue(chunks ?? Int(Int32.max))]) ?? 0
+            return (Int(done), chunks)
+        }
+    }
+
+    /// The output rows the chunks of `step` wrote for sink `sink`, in chunk order, from chunk `from` on,
+    /// at most `limit` chunks' worth: pages for assembling the step's output file.
+    public func chunkOutputs(runID: Int64, step: String, sink: Int, from: Int, limit: Int) async throws -> [(
+        chunk: Int, rows: String
+    )] {
+        try await queue.read { db in
+            try db.rows(
+                "SELECT chunk, rows FROM chunk_outputs WHERE run_id = ? AND step = ? AND sink = ? AND chunk >= ? "
+                    + "ORDER BY chunk LIMIT ?",
+                [.integer(runID), .text(step), StoreValue(sink), StoreValue(from), StoreValue(limit)]
+            ).map { ($0[0].int, $0[1].string ?? "") }
+        }
+    }
+
+    /// The steps of unfinished runs whose chunks are not all claimed or done, or whose lease lapsed: the
+    /// work a `walletops worker` can join, oldest run first.
+    public func openChunkSteps() async throws -> [(runID: Int64, step: String)] {
+        try await queue.read { db in
+            let now = try db.currentTime()
+            return try db.rows(
+                """
+                SELECT c.run_id, c.step FROM step_chunking c JOIN runs r ON r.id = c.run_id
+                WHERE r.status = 'running' AND (
+                  c.total IS NULL OR c.next_chunk * c.chunk_size < c.total
+                  OR EXISTS (SELECT 1 FROM chunk_leases l WHERE l.run_id = c.run_id AND l.step = c.step
+                             AND l.state = 'running' AND l.lease_until < ?))
+                ORDER BY c.run_id, c.step
+                """, [.real(now)]
+            ).compactMap { row in row[0].int64.map { ($0, row[1].string ?? "") } }
+        }
+    }
+
+    /// The number of `step`'s items in each state, as their rows say (a leased step gives every item one).
+    public func itemCounts(runID: Int64, step: String) async throws -> [ItemState: Int] {
+        try await queue.read { db in
+            var counts: [ItemState: Int] = [:]
+            for row in try db.rows(
+                "SELECT state, count(*) FROM items WHERE run_id = ? AND step = ? GROUP BY state",
+                [.integer(runID), .text(step)])
+            {
+                if let state = ItemState(rawValue: row[0].string ?? "") { counts[state] = row[1].int }
+            }
+            return counts
         }
     }
 
@@ -233,5 +320,48 @@ public struct LeasedWrite {
                     StoreValue(outcome.resultJSON), .null, .real(now), StoreValue(outcome.index),
                 ]
             })
+    }
+}
+
+extension RunStore {
+    /// A handle on run `runID` for a process that joins its leased chunk steps beside the run's own
+    /// process (`walletops worker`): no lock is taken, and the run must be running with `identity`'s
+    /// work. The handle writes only through leases.
+    ///
+    /// - Throws: ``RunStoreError`` `.identityChanged` naming what differs (an input file that is not the
+    ///   one the run was started with, as this process sees it), `.database` when the run is not running.
+    public func join(runID: Int64, identity: RunIdentity) async throws -> RunHandle {
+        guard let record = try await run(id: runID) else {
+            throw RunStoreError(.database, runID: runID, "run \(runID) does not exist")
+        }
+        guard record.status == .running else {
+            throw RunStoreError(.database, runID: runID, "run \(runID) is \(record.status.rawValue), not running")
+        }
+        let differences = identity.differences(from: record.identity)
+        guard differences.isEmpty else {
+            throw RunStoreError(
+                .identityChanged(differences), runID: runID,
+                "run \(runID) of '\(record.identity.playbookName)' is other work than this worker sees: "
+                    + differences.joined(separator: ", "))
+        }
+        return RunHandle(store: self, runID: runID, isResumed: true, retryFailed: false)
+    }
+}
+
+extension RunHandle {
+    /// The outputs of the run's single-item steps that succeeded: what the items of later steps may be
+    /// made of, for a process that joins the run after those steps ran elsewhere.
+    func finishedStepOutputs() async throws -> StepOutputs {
+        let runID = runID
+        return try await store.queue.read { db in
+            var outputs = StepOutputs()
+            for row in try db.rows(
+                "SELECT step, result FROM items WHERE run_id = ? AND item_key = ? AND state = 'succeeded'",
+                [.integer(runID), .text(ItemSource.singleKey)])
+            {
+                outputs.byStep[row[0].string ?? ""] = JSONText.parseObject(row[1].string ?? "{}")
+            }
+            return outputs
+        }
     }
 }

@@ -39,5 +39,8 @@ public struct RunStoreError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String { message }
 
+    /// Whether a chunk lease was lost (``Code/leaseLost``).
+    public var isLeaseLost: Bool { code == .leaseLost }
+
     public static func == (lhs: RunStoreError, rhs: RunStoreError) -> Bool { lhs.code == rhs.code }
 }

@@ -142,6 +142,19 @@ enum RunStoreSchema {
                 ALTER TABLE runs ADD COLUMN identity_key TEXT;
                 CREATE INDEX runs_by_identity ON runs(playbook_name, identity_key, id);
                 """),
+        // A leased chunk's output rows (docs/engine.md "Running on several machines"), written with its
+        // completion: the step's output files are assembled from them in chunk order at the step's end.
+        .init(
+            "chunk-outputs",
+            sql: """
+                CREATE TABLE chunk_outputs(
+                  run_id INTEGER NOT NULL,
+                  step TEXT NOT NULL,
+                  chunk INTEGER NOT NULL,
+                  sink INTEGER NOT NULL,
+                  rows TEXT NOT NULL,
+                  PRIMARY KEY(run_id, step, chunk, sink)) WITHOUT ROWID;
+                """),
     ]
 
     /// PostgreSQL's: in the schema `walletops`, times as `double precision` Unix seconds like SQLite's
@@ -275,6 +288,18 @@ enum RunStoreSchema {
             """
             ALTER TABLE runs ADD COLUMN identity_key TEXT;
             CREATE INDEX runs_by_identity ON runs(playbook_name, identity_key, id);
+            """
+        ),
+        (
+            "chunk-outputs",
+            """
+            CREATE TABLE chunk_outputs(
+              run_id BIGINT NOT NULL,
+              step TEXT COLLATE "C" NOT NULL,
+              chunk BIGINT NOT NULL,
+              sink BIGINT NOT NULL,
+              rows TEXT NOT NULL,
+              PRIMARY KEY(run_id, step, chunk, sink));
             """
         ),
     ]

@@ -212,7 +212,23 @@ import Testing
         let deadline = Date().addingTimeInterval(60)
         while try await written() < 5, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(try await written() >= 5, "the child writes under its lease")
-        kill(child.processIdentifier, SIGSTOP)
+        // Stopped between its transactions: stopped inside one, it would hold the chunk's row lock, and
+        // the rescuer's claim (SKIP LOCKED) would rightly pass the chunk by.
+        let observer = try PostgresConnection(url: url)
+        func childInTransaction() throws -> Bool {
+            let rows = try observer.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND pid <> pg_backend_pid() AND state IS NOT NULL AND state <> 'idle'")
+            return (rows.rows.first?.first ?? nil) != "0"
+        }
+        for _ in 0..<200 {
+            kill(child.processIdentifier, SIGSTOP)
+            try await Task.sleep(for: .milliseconds(20))
+            if try !childInTransaction() { break }
+            kill(child.processIdentifier, SIGCONT)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...30)))
+        }
+        #expect(try !childInTransaction(), "the child was stopped between its transactions")
         let atStop = try await written()
         try await Task.sleep(for: .milliseconds(1_500))
         let rescue = try #require(
