@@ -27,6 +27,10 @@ public struct ChunkLease: Sendable, Equatable {
 /// Chunk leases (docs/engine.md "Chunk leases"): how several workers, on one machine or several sharing a
 /// PostgreSQL store, split a step's items. All times are the database's, never a worker's clock.
 extension RunStore {
+    /// This process as a chunk lease holder, `host:pid`: the lock's holder and its leases' owner are one
+    /// name, so taking over a dead holder's lock lapses its leases too.
+    public var leaseOwner: String { "\(host):\(pid)" }
+
     /// Declares that `step` of run `runID` is worked in chunks of `chunkSize` items, `total` of them in
     /// all when known. The first declaration wins (workers joining later find it); a known total is kept.
     public func prepareChunks(runID: Int64, step: String, chunkSize: Int, total: Int?) async throws {

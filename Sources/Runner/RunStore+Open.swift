@@ -175,6 +175,11 @@ extension RunStore {
             try Self.event(
                 db, runID: run.id, kind: "lock-takeover",
                 message: "from dead pid \(holderPID) on \(holderHost) to pid \(pid) on \(host)")
+            // The dead holder's chunk leases (``leaseOwner``) lapse now: they are taken over (and their
+            // items probed) at once rather than when their leases run out.
+            try db.execute(
+                "UPDATE chunk_leases SET lease_until = ? WHERE run_id = ? AND owner = ? AND state = 'running'",
+                [.real(try db.currentTime() - 1), .integer(run.id), .text("\(holderHost):\(holderPID)")])
         }
         try db.execute(
             "UPDATE runs SET lock_pid = ?, lock_host = ?, lock_heartbeat = ? WHERE id = ?",

@@ -43,7 +43,7 @@ public enum WalletOps {
             CompletionCommand(),
             // Playbook runs (docs/playbooks.md "Running").
             RunCommand(), ValidateCommand(), PlanCommand(), RunsCommand(), StatusCommand(), FailuresCommand(),
-            RetryCommand(), PruneCommand(), DueCommand(),
+            RetryCommand(), PruneCommand(), DueCommand(), WorkerCommand(),
         ]
     }
 

@@ -19,7 +19,7 @@ import Testing
         #expect(
             result.standardError == """
                 Error: missing subcommand; expected one of: core, login, logout, wallet, access, remote, token, jwks, \
-                crypto, version, completion, run, validate, plan, runs, status, failures, retry, prune, due, help
+                crypto, version, completion, run, validate, plan, runs, status, failures, retry, prune, due, worker, help
                 Usage: walletops <subcommand>
                 See 'walletops --help' for more.
 

@@ -13,6 +13,8 @@ struct PreparedRun {
     let redactor: Redactor
     let context: TemplateContext
     var fingerprints: [String: String]
+    /// The file each input reads, as this process resolves it (inputs that read no file are absent).
+    var inputPaths: [String: String] = [:]
     /// Items per step id (nil: unknown).
     let totals: [String: Int?]
     let plan: RunPlan
@@ -73,6 +75,7 @@ struct PreparedRun {
                 fingerprints[name] = rendered.map { "range:\($0)" } ?? "unrenderable"
             } else {
                 fingerprints[name] = rendered.map { InputFingerprint.of(path: cli.fileURL($0).path) } ?? "unrenderable"
+                if let rendered { inputPaths[name] = cli.fileURL(rendered).path }
             }
             if countInputs {
                 do {
@@ -158,8 +161,9 @@ struct PreparedRun {
             }
             if chunked.items != nil { totals[step.id] = step.items.count }
             for (index, path) in chunked.inputPaths.enumerated() {
-                fingerprints["\(step.id).input\(index == 0 ? "" : String(index + 1))"] = InputFingerprint.of(
-                    path: cli.fileURL(path).path)
+                let name = "\(step.id).input\(index == 0 ? "" : String(index + 1))"
+                fingerprints[name] = InputFingerprint.of(path: cli.fileURL(path).path)
+                inputPaths[name] = cli.fileURL(path).path
             }
         }
         self.totals = totals

@@ -14,6 +14,8 @@ struct RunExecution {
     var display: ProgressDisplay.Mode
     var progressInterval: Duration
     var gracePeriod: Duration
+    /// How long a claimed chunk is held without a heartbeat (a PostgreSQL store's leased steps).
+    var lease: Duration
     /// The command that resumes this run, printed after an interruption.
     var resumeCommand: String
 
@@ -33,7 +35,11 @@ struct RunExecution {
         } catch let error as RunStoreError {
             return try await refuse(error, store: store)
         }
-        var attributes = ["playbook": prepared.playbookURL.path, "resume": resumeCommand]
+        // What a `walletops worker` needs to make the same plan: the playbook, the vars as given, and the
+        // folder their relative paths are relative to.
+        var attributes = [
+            "playbook": prepared.playbookURL.path, "resume": resumeCommand, "cwd": context.currentDirectory.path,
+        ]
         for (step, total) in prepared.totals { if let total { attributes["total.\(step)"] = String(total) } }
         for (index, assignment) in prepared.varArguments.enumerated() { attributes["var.\(index)"] = assignment }
         // `retry` runs the failed items against the same core unless it is given another `--core`.
@@ -61,7 +67,9 @@ struct RunExecution {
 
         let progress = ProgressDisplay(
             mode: display, output: context.standardOutput, events: events, interval: progressInterval)
-        let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) })
+        // A PostgreSQL store is shared: chunk steps are leased, so `walletops worker`s on any host can join.
+        let leasing = RunStore.isPostgresURL(home.storeLocation) ? Leasing(owner: store.leaseOwner, lease: lease) : nil
+        let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) }, leasing: leasing)
         let engine = try Engine(plan: prepared.plan, checkpoint: handle, options: options)
         let output = context.standardError
         let grace = DurationText.format(gracePeriod)

@@ -18,10 +18,15 @@ enum RunOptions {
         "progress-interval", valueName: "duration",
         help: "Off a terminal, print a progress line this often.", default: "5s")
 
+    static let lease = OptionSpec.option(
+        "lease", valueName: "duration",
+        help: "With a PostgreSQL store: how long a claimed chunk stays this process's without a heartbeat.",
+        default: "30s")
+
     /// The options every running command takes. `--core` is handed to the job actions (``ActionRequest/core``)
     /// and comes before a step's `core` parameter (`--var core=URL`) and `$WALLETOPS_CORE`.
     static let running: [OptionSpec] = [
-        CommonOptions.home, CommonOptions.store, CommonOptions.core, logFormat, grace, progressInterval,
+        CommonOptions.home, CommonOptions.store, CommonOptions.core, logFormat, grace, progressInterval, lease,
     ]
 
     static func duration(_ option: OptionSpec, in arguments: ParsedArguments) throws -> Duration {
@@ -79,7 +84,7 @@ enum RunOptions {
             prepared: prepared, home: RunHome(arguments, context: context), mode: mode, context: context,
             events: prepared.events, display: displayMode(arguments, context: context),
             progressInterval: try duration(progressInterval, in: arguments),
-            gracePeriod: try duration(grace, in: arguments),
+            gracePeriod: try duration(grace, in: arguments), lease: try duration(lease, in: arguments),
             resumeCommand: resumeCommand)
     }
 }

@@ -1,0 +1,172 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `walletops worker` through the built binary, on a PostgreSQL run store and a served core: workers
+/// join a `walletops run`'s chunks, each row's effect happens once whoever worked it and whoever died,
+/// and a worker that sees other inputs claims nothing.
+@Suite(.serialized) struct WorkerEndToEndTests {
+    static let count = 3_000
+
+    /// `walletops run jobs/create-wallets.yaml` of `count` references in chunks of 10 on `store`.
+    static func createCommand(_ world: JobsEndToEndTests.JobsWorld, store: String, lease: String = "2s") -> [String] {
+        [
+            "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/create-wallets.yaml").path, "--home",
+            world.home.path, "--core", world.core, "--store", store, "--lease", lease, "--var", "count=\(count)",
+            "--var", "batch=10", "--var", "parallel=2", "--var", "output=w.csv", "--progress-interval", "1s",
+        ]
+    }
+
+    static func worker(_ world: JobsEndToEndTests.JobsWorld, store: String, tag: String, extra: [String] = [])
+        throws -> (Process, URL)
+    {
+        try start(
+            [
+                "worker", "--home", world.home.path, "--core", world.core, "--store", store, "--lease", "2s",
+                "--poll", "50ms", "--idle-exit", "3s",
+            ] + extra, world: world, tag: tag)
+    }
+
+    /// Starts the built binary with output to `<tag>.log` in the world's folder.
+    static func start(_ arguments: [String], world: JobsEndToEndTests.JobsWorld, tag: String) throws -> (Process, URL) {
+        let log = URL(fileURLWithPath: world.path("\(tag).log"))
+        try Data().write(to: log)
+        let output = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = try BuiltBinary.url()
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        process.currentDirectoryURL = world.scratch
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "WALLETOPS_HOME")
+        environment.removeValue(forKey: "WALLETOPS_CORE")
+        environment.removeValue(forKey: "WALLETOPS_RUN_STORE")
+        process.environment = environment
+        try process.run()
+        return (process, log)
+    }
+
+    /// Items a worker's log says it did.
+    static func itemsHere(_ log: URL) -> Int {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix("run "), let range = line.range(of: ": ") else { return nil }
+            return Int(line[range.upperBound...].split(separator: " ").first ?? "")
+        }.reduce(0, +)
+    }
+
+    /// Every reference once in the mapping file, in input order, and once in the core's account.
+    static func expectEachWalletOnce(_ world: JobsEndToEndTests.JobsWorld) throws {
+        let rows = world.rows("w.csv")
+        #expect(rows.count == count)
+        #expect(rows.map { $0["reference"] ?? "" } == (1...count).map { "wallet-\($0)" }, "in input order")
+        let list = try BuiltBinary.run([
+            "wallet", "list", "--home", world.home.path, "--core", world.core, "--format", "csv",
+        ])
+        let ids = list.standardOutput.split(separator: "\n").dropFirst()
+        #expect(ids.count == count, "wallets in the account: each reference made once")
+    }
+
+    @Test func twoWorkersJoinARunAndEachWalletIsMadeOnce() throws {
+        let store = try TestPostgres.freshDatabase()
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        let workers = try (0..<2).map { try Self.worker(world, store: store, tag: "worker\($0)") }
+        let run = try BuiltBinary.run(Self.createCommand(world, store: store), directory: world.scratch)
+        #expect(run.status == 0, "\(run)")
+        for (process, _) in workers { process.waitUntilExit() }
+        #expect(
+            workers.allSatisfy { $0.0.terminationStatus == 0 }, "\(workers.map { world.read($0.1.lastPathComponent) })")
+        let shared = workers.map { Self.itemsHere($0.1) }
+        #expect(
+            shared.reduce(0, +) > 0,
+            "the workers worked some of the run: \(workers.map { world.read($0.1.lastPathComponent) })")
+        #expect(run.standardOutput.contains("succeeded  \(Self.count)"), "\(run)")
+        try Self.expectEachWalletOnce(world)
+        print("WorkerEndToEndTests: the workers made \(shared) of \(Self.count) wallets")
+    }
+
+    @Test func aWorkerKilledMidChunkIsTakenOverAndNothingIsMadeTwice() throws {
+        let store = try TestPostgres.freshDatabase()
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        let (victim, victimLog) = try Self.worker(world, store: store, tag: "victim")
+        let (runner, runLog) = try Self.start(Self.createCommand(world, store: store), world: world, tag: "run")
+        // Killed once it has claimed chunks (its owner shows in the store's leases).
+        let deadline = Date().addingTimeInterval(60)
+        var claimed = false
+        while Date() < deadline, runner.isRunning, !claimed {
+            let leases = try BuiltBinary.run(
+                [
+                    "-c",
+                    "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.chunk_leases WHERE owner LIKE '%:\(victim.processIdentifier)'\"",
+                ],
+                executable: "/bin/sh")
+            claimed = (Int(leases.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 2
+            if !claimed { usleep(20_000) }
+        }
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        #expect(claimed, "the victim claimed chunks before it was killed: \(world.read(victimLog.lastPathComponent))")
+        let (replacement, replacementLog) = try Self.worker(world, store: store, tag: "replacement")
+        runner.waitUntilExit()
+        replacement.waitUntilExit()
+        let runText = world.read(runLog.lastPathComponent)
+        #expect(runner.terminationStatus == 0, "\(runText)")
+        #expect(replacement.terminationStatus == 0, "\(world.read(replacementLog.lastPathComponent))")
+        try Self.expectEachWalletOnce(world)
+        let events = try BuiltBinary.run(
+            ["-c", "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.events WHERE kind = 'chunk-rescued'\""],
+            executable: "/bin/sh")
+        #expect(
+            (Int(events.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 1,
+            "the victim's chunk was rescued")
+    }
+
+    @Test func aWorkerThatSeesAnotherInputClaimsNothing() throws {
+        let store = try TestPostgres.freshDatabase()
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        var keys = "private_key\n"
+        for n in 1...5_000 { keys += String(repeating: "0", count: 60) + String(format: "%04x", n) + "\n" }
+        let file = URL(fileURLWithPath: world.path("keys.csv"))
+        try Data(keys.utf8).write(to: file)
+        let (runner, runLog) = try Self.start(
+            [
+                "run", Fixtures.repositoryRoot.appendingPathComponent("jobs/import-keys.yaml").path, "--home",
+                world.home.path, "--core", world.core, "--store", store, "--var", "input=keys.csv", "--var",
+                "format=hex-csv", "--var", "batch=10", "--var", "parallel=1", "--var", "output=imported.csv",
+            ], world: world, tag: "run")
+        let deadline = Date().addingTimeInterval(60)
+        var open = false
+        while Date() < deadline, runner.isRunning, !open {
+            let steps = try BuiltBinary.run(
+                ["-c", "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.step_chunking\""],
+                executable: "/bin/sh")
+            open = steps.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            if !open { usleep(20_000) }
+        }
+        #expect(open, "the run shared its step: \(world.read(runLog.lastPathComponent))")
+        // The worker's host has other bytes at the run's path (the run has read its rows already, or reads
+        // them from the lines it kept: the changed file has one more row at the end).
+        let original = try Data(contentsOf: file)
+        try Data((keys + String(repeating: "1", count: 64) + "\n").utf8).write(to: file)
+        let worker = try BuiltBinary.run(
+            [
+                "worker", "--home", world.home.path, "--core", world.core, "--store", store, "--poll", "50ms",
+                "--idle-exit", "1s", "--max-runs", "1",
+            ], directory: world.scratch)
+        try original.write(to: file)
+        runner.waitUntilExit()
+        #expect(worker.status == 65, "\(worker)")
+        #expect(
+            worker.standardError.contains(
+                "input 'import.input' (\(file.path)) is not the file run 1 was started with"), "\(worker)")
+        #expect(worker.standardError.contains("not claiming anything of run 1"), "\(worker)")
+        let owners = try BuiltBinary.run(
+            ["-c", "psql '\(store)' -At -c \"SELECT DISTINCT owner FROM walletops.chunk_leases\""],
+            executable: "/bin/sh")
+        #expect(owners.standardOutput.split(separator: "\n").count == 1, "only the run claimed: \(owners)")
+        #expect(runner.terminationStatus == 0, "\(world.read(runLog.lastPathComponent))")
+        #expect(JobsEndToEndTests.parseCSV(world.read("imported.csv")).count == 5_000)
+    }
+}
