@@ -1,5 +1,6 @@
 import Foundation
 import Playbook
+import PostgresKit
 import Synchronization
 
 /// How an engine shares its chunk steps with other processes through the run store (docs/engine.md
@@ -72,8 +73,10 @@ extension Engine {
         let store = checkpoint.store
         let step = runtime.step
         do {
-            try await store.prepareChunks(
-                runID: checkpoint.runID, step: step.id, chunkSize: step.batch, total: step.items.count)
+            try await againOnLostConnection {
+                try await store.prepareChunks(
+                    runID: checkpoint.runID, step: step.id, chunkSize: step.batch, total: step.items.count)
+            }
         } catch {
             abort("step '\(step.id)': cannot share its chunks: \(error)")
             return
@@ -116,8 +119,10 @@ extension Engine {
         while isRunning {
             let lease: ChunkLease?
             do {
-                lease = try await store.claimChunk(
-                    runID: checkpoint.runID, step: step.id, owner: leasing.owner, lease: leasing.lease)
+                lease = try await againOnLostConnection {
+                    try await store.claimChunk(
+                        runID: checkpoint.runID, step: step.id, owner: leasing.owner, lease: leasing.lease)
+                }
             } catch {
                 abort("step '\(step.id)': cannot claim a chunk: \(error)")
                 return
@@ -128,7 +133,9 @@ extension Engine {
             }
             guard waitForAll else { return }
             do {
-                let (done, chunks) = try await store.chunkProgress(runID: checkpoint.runID, step: step.id)
+                let (done, chunks) = try await againOnLostConnection {
+                    try await store.chunkProgress(runID: checkpoint.runID, step: step.id)
+                }
                 if let chunks, done >= chunks { return }
                 try await realClock.sleep(until: realClock.now() + leasing.poll)
             } catch {
@@ -154,13 +161,15 @@ extension Engine {
         do {
             items = try await reader.read(lease.positions)
             if items.count < lease.chunkSize {
-                try await store.setChunkTotal(runID: lease.runID, step: step.id, total: first + items.count)
+                try await againOnLostConnection {
+                    try await store.setChunkTotal(runID: lease.runID, step: step.id, total: first + items.count)
+                }
             }
             if !totalKnown(runtime), items.count < lease.chunkSize {
                 runtime.progress.withLock { if $0.total == nil { $0.total = first + items.count } }
             }
         } catch {
-            try? await store.release(lease)
+            try? await againOnLostConnection { try await store.release(lease) }
             abort(
                 "step '\(step.id)': cannot read its items: \(error)",
                 inputProblem: (error as? any InputProblemReporting)?.inputProblem)
@@ -173,7 +182,9 @@ extension Engine {
         var prepared: [PreparedItem] = []
         let collected = LeasedOutcomes()
         do {
-            let states = try await checkpoint.lookup(step: step.id, positions: first..<(first + items.count))
+            let states = try await againOnLostConnection {
+                try await checkpoint.lookup(step: step.id, positions: first..<(first + items.count))
+            }
             for (offset, item) in items.enumerated() {
                 let index = first + offset
                 guard let found = states[item.key] else {
@@ -207,7 +218,9 @@ extension Engine {
                 let intents = prepared.map {
                     ItemOutcomeRow(key: $0.item.key, index: $0.index, state: .started, attempts: $0.attempts)
                 }
-                try await store.fenced(lease, extendingBy: leasing.lease) { write in try write.write(intents) }
+                try await againOnLostConnection {
+                    try await store.fenced(lease, extendingBy: leasing.lease) { write in try write.write(intents) }
+                }
             }
         } catch let error as RunStoreError where error.isLeaseLost {
             return
@@ -231,7 +244,10 @@ extension Engine {
                 while !Task.isCancelled {
                     do {
                         try await self.realClock.sleep(until: self.realClock.now() + leasing.heartbeat)
-                        if try await !store.renew(lease, for: leasing.lease) { return .leaseLost }
+                        let held = try await self.againOnLostConnection {
+                            try await store.renew(lease, for: leasing.lease)
+                        }
+                        if !held { return .leaseLost }
                     } catch {
                         return .heartbeatStopped
                     }
@@ -251,7 +267,7 @@ extension Engine {
         case .leaseLost:
             return
         case .processed(finished: false), .heartbeatStopped:
-            try? await store.release(lease)
+            try? await againOnLostConnection { try await store.release(lease) }
             return
         }
         await complete(lease, collected, runtime)
@@ -261,13 +277,34 @@ extension Engine {
         guard let checkpoint else { return }
         let (updates, outputs) = collected.rows(sinks: runtime.step.sinks.count)
         do {
-            try await checkpoint.store.complete(lease, updates: updates, outputs: outputs)
+            try await againOnLostConnection {
+                try await checkpoint.store.complete(lease, updates: updates, outputs: outputs)
+            }
         } catch let error as RunStoreError where error.isLeaseLost {
             // Another worker holds the chunk now: it probes the items and records them.
         } catch {
             abort("step '\(runtime.step.id)': cannot complete chunk \(lease.chunk): \(error)")
         }
     }
+
+    /// Runs a call on the run store again, up to ``lostConnectionAttempts`` times in all, when the
+    /// connection to a PostgreSQL store was lost (the statement failed; the next one reconnects). Every
+    /// leased call is safe to repeat: a claim whose commit was lost lapses and is rescued, a repeated
+    /// completion finds its chunk done, intents and totals are written as they are.
+    func againOnLostConnection<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch let error as PostgresError where error.isConnectionLost && attempt < Self.lostConnectionAttempts {
+                attempt += 1
+                try await realClock.sleep(until: realClock.now() + .milliseconds(100 * attempt))
+            }
+        }
+    }
+
+    /// Tries of a leased call on a lost connection (the first included).
+    static let lostConnectionAttempts = 5
 
     private func totalKnown(_ runtime: StepRuntime) -> Bool { runtime.progress.withLock { $0.total != nil } }
 

@@ -8,12 +8,16 @@ struct PostgresRunDatabaseQueue: RunDatabaseQueue {
     /// The schema the store's tables live in, so that they share a database with others' tables.
     static let schema = "walletops"
 
-    /// Connects to `url`, creates the schema when missing and applies the migrations it lacks.
+    /// Connects to `url`, creates the schema when missing and applies the migrations it lacks. The
+    /// session shows as `applicationName` in `pg_stat_activity` (`walletops host:pid`, the lease owner's
+    /// name), so an operator can tell whose connection is whose.
     ///
     /// - Throws: ``PostgresError`` (the URL shown without its password), or ``RunStoreError`` when the
     ///   store's schema is newer than this program's.
-    init(url: String) throws {
-        queue = try PostgresQueue(url: url, sessionSetup: "SET search_path TO \(Self.schema)")
+    init(url: String, applicationName: String = "walletops") throws {
+        let name = applicationName.replacingOccurrences(of: "'", with: "''")
+        queue = try PostgresQueue(
+            url: url, sessionSetup: "SET search_path TO \(Self.schema); SET application_name TO '\(name)'")
         let location = queue.displayURL
         try queue.sync { connection in try Self.migrate(connection, location: location) }
     }

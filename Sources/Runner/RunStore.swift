@@ -36,7 +36,8 @@ public final class RunStore: Sendable {
     ) throws {
         let queue: any RunDatabaseQueue =
             Self.isPostgresURL(location)
-            ? try PostgresRunDatabaseQueue(url: location) : try SQLiteRunDatabaseQueue(path: location)
+            ? try PostgresRunDatabaseQueue(url: location, applicationName: "walletops \(host):\(pid)")
+            : try SQLiteRunDatabaseQueue(path: location)
         try self.init(queue: queue, pid: pid, host: host, staleLockAfter: staleLockAfter)
     }
 

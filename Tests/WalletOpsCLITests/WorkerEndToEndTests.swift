@@ -17,13 +17,15 @@ import Testing
         ]
     }
 
-    static func worker(_ world: JobsEndToEndTests.JobsWorld, store: String, tag: String, extra: [String] = [])
-        throws -> (Process, URL)
-    {
+    /// A worker on `store` with 2 s leases that exits after `idleExit` without work.
+    static func worker(
+        _ world: JobsEndToEndTests.JobsWorld, store: String, tag: String, idleExit: String = "3s",
+        extra: [String] = []
+    ) throws -> (Process, URL) {
         try start(
             [
                 "worker", "--home", world.home.path, "--core", world.core, "--store", store, "--lease", "2s",
-                "--poll", "50ms", "--idle-exit", "3s",
+                "--poll", "50ms", "--idle-exit", idleExit,
             ] + extra, world: world, tag: tag)
     }
 
