@@ -81,6 +81,16 @@ extension Engine {
             abort("step '\(step.id)': cannot share its chunks: \(error)")
             return
         }
+        if coordinating && checkpoint.retryFailed {
+            do {
+                _ = try await againOnLostConnection {
+                    try await store.reopenFailedChunks(runID: checkpoint.runID, step: step.id)
+                }
+            } catch {
+                abort("step '\(step.id)': cannot reopen its failed chunks: \(error)")
+                return
+            }
+        }
         let workers = min(step.concurrency, plan.concurrency)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<workers {
@@ -193,6 +203,12 @@ extension Engine {
                     continue
                 }
                 switch found.state {
+                case .failed where checkpoint.retryFailed:
+                    // A retry runs failed items again; one that failed in doubt is asked first.
+                    prepared.append(
+                        PreparedItem(
+                            item: item, index: index, hadRow: true, attempts: found.attempts,
+                            needsProbe: runtime.sideEffecting && found.errorClass == ErrorClass.inDoubt.rawValue))
                 case .succeeded, .rejected, .failed:
                     // Finished already (recorded by an earlier invocation): kept as it is, rows and all.
                     let outputs = JSONText.parseObject(found.resultJSON ?? "{}")

@@ -143,11 +143,38 @@ extension RunStore {
                 [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), .integer(lease.epoch)])
             guard done == 1 else { throw Self.leaseLost(lease) }
             try LeasedWrite(db: db, lease: lease).write(updates)
+            // A chunk reopened by a retry replaces the rows it wrote before.
+            try db.execute(
+                "DELETE FROM chunk_outputs WHERE run_id = ? AND step = ? AND chunk = ?",
+                [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk)])
             for (sink, rows) in outputs.sorted(by: { $0.key < $1.key }) where !rows.isEmpty {
                 try db.execute(
                     "INSERT INTO chunk_outputs(run_id, step, chunk, sink, rows) VALUES (?, ?, ?, ?, ?)",
                     [.integer(lease.runID), .text(lease.step), StoreValue(lease.chunk), StoreValue(sink), .text(rows)])
             }
+        }
+    }
+
+    /// Opens again the done chunks of `step` that hold failed items, for a retry of the run: they are
+    /// claimed as lapsed ones are (a new epoch, their in-doubt items probed first). Returns how many.
+    public func reopenFailedChunks(runID: Int64, step: String) async throws -> Int {
+        try await queue.write { db in
+            guard
+                let size = try db.rows(
+                    "SELECT chunk_size FROM step_chunking WHERE run_id = ? AND step = ?",
+                    [.integer(runID), .text(step)]
+                ).first?[0].int64
+            else { return 0 }
+            return try db.execute(
+                """
+                UPDATE chunk_leases SET state = 'running', lease_until = ?
+                WHERE run_id = ? AND step = ? AND state = 'done' AND chunk IN (
+                  SELECT DISTINCT item_index / ? FROM items WHERE run_id = ? AND step = ? AND state = 'failed')
+                """,
+                [
+                    .real(try db.currentTime() - 1), .integer(runID), .text(step), .integer(size), .integer(runID),
+                    .text(step),
+                ])
         }
     }
 
@@ -330,11 +357,12 @@ public struct LeasedWrite {
 extension RunStore {
     /// A handle on run `runID` for a process that joins its leased chunk steps beside the run's own
     /// process (`walletops worker`): no lock is taken, and the run must be running with `identity`'s
-    /// work. The handle writes only through leases.
+    /// work. The handle writes only through leases; with `retryFailed` (the run's own process is a retry)
+    /// the failed items of the chunks it reopened are run again.
     ///
     /// - Throws: ``RunStoreError`` `.identityChanged` naming what differs (an input file that is not the
     ///   one the run was started with, as this process sees it), `.database` when the run is not running.
-    public func join(runID: Int64, identity: RunIdentity) async throws -> RunHandle {
+    public func join(runID: Int64, identity: RunIdentity, retryFailed: Bool = false) async throws -> RunHandle {
         guard let record = try await run(id: runID) else {
             throw RunStoreError(.database, runID: runID, "run \(runID) does not exist")
         }
@@ -348,7 +376,7 @@ extension RunStore {
                 "run \(runID) of '\(record.identity.playbookName)' is other work than this worker sees: "
                     + differences.joined(separator: ", "))
         }
-        return RunHandle(store: self, runID: runID, isResumed: true, retryFailed: false)
+        return RunHandle(store: self, runID: runID, isResumed: true, retryFailed: retryFailed)
     }
 }
 

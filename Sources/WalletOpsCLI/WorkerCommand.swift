@@ -148,7 +148,8 @@ struct WorkerCommand: Command {
         }
         let handle: RunHandle
         do {
-            handle = try await store.join(runID: runID, identity: prepared.identity)
+            handle = try await store.join(
+                runID: runID, identity: prepared.identity, retryFailed: attributes["retry_failed"] == "true")
         } catch let error as RunStoreError {
             if case .identityChanged(let differences) = error.code {
                 let named = differences.map { difference -> String in

@@ -137,4 +137,42 @@ import Testing
         // The dead holder's late completion is refused: the chunk is not its any more.
         await #expect(throws: RunStoreError.self) { try await store.complete(dead, updates: []) }
     }
+
+    @Test(arguments: StoreKind.allCases) func aRetryRunsTheFailedItemsOfDoneChunksAgainAndRewritesTheirRows(
+        _ kind: StoreKind
+    ) async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(location: try kind.location(in: dir))
+        let refusing = Mutex(true)
+        let effects = Effects()
+        var action = ClosureChunkAction { chunk, _ in
+            let refuse = refusing.withLock { $0 }
+            return chunk.map { item in
+                let n = Int(item.fields["n"]!)!
+                if refuse && n % 40 == 0 { return .failed(.permanent, "row \(n) refused") }
+                effects.add([item.key])
+                return .succeeded(ActionResult(outputs: ["n": "\(n)", "double": "\(2 * n)"]))
+            }
+        }
+        action.sinks = ChunkStepTests.twoSinks(dir)
+        let plan = Self.plan(action, items: 1_000, batch: 100)
+        let options = Engine.Options(leasing: Leasing(owner: "one", lease: .seconds(10), poll: .milliseconds(20)))
+        let first = try await Engine(plan: plan, checkpoint: try await store.openRun(Self.identity), options: options)
+            .run()
+        #expect(first.failed == 25)
+        #expect(first.succeeded == 975)
+        refusing.withLock { $0 = false }
+        let runID = try #require(first.runID)
+        let retried = try await Engine(
+            plan: plan, checkpoint: try await store.openRun(Self.identity, mode: .retry(runID: runID)),
+            options: options
+        ).run()
+        #expect(retried.status == .completed)
+        #expect(retried.failed == 0)
+        #expect(retried.succeeded == 1_000)
+        #expect(effects.counts.count == 1_000 && effects.counts.values.allSatisfy { $0 == 1 })
+        let output = try String(contentsOfFile: dir.path("out.csv"), encoding: .utf8)
+        #expect(output == "n,double\r\n" + (1...1_000).map { "\($0),\(2 * $0)\r\n" }.joined())
+    }
 }

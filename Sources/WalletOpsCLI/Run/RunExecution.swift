@@ -39,6 +39,7 @@ struct RunExecution {
         // folder their relative paths are relative to.
         var attributes = [
             "playbook": prepared.playbookURL.path, "resume": resumeCommand, "cwd": context.currentDirectory.path,
+            "retry_failed": handle.retryFailed ? "true" : "false",
         ]
         for (step, total) in prepared.totals { if let total { attributes["total.\(step)"] = String(total) } }
         for (index, assignment) in prepared.varArguments.enumerated() { attributes["var.\(index)"] = assignment }
