@@ -227,6 +227,36 @@ extension RunStore {
         }
     }
 
+    /// Where a run's leased steps are, for `status` on any host: per step, its chunk size and total, the
+    /// chunks done, and the chunks held now by each owner (lapsed ones apart: their holder stopped
+    /// answering, and the next claim takes them over).
+    public func leaseSummary(runID: Int64) async throws -> [LeaseSummary] {
+        try await queue.read { db in
+            let now = try db.currentTime()
+            var out: [LeaseSummary] = []
+            for row in try db.rows(
+                "SELECT step, chunk_size, total FROM step_chunking WHERE run_id = ? ORDER BY step", [.integer(runID)])
+            {
+                let step = row[0].string ?? ""
+                var summary = LeaseSummary(step: step, chunkSize: row[1].int, total: row[2].int64.map(Int.init))
+                for lease in try db.rows(
+                    "SELECT state, owner, lease_until FROM chunk_leases WHERE run_id = ? AND step = ?",
+                    [.integer(runID), .text(step)])
+                {
+                    if lease[0].string == "done" {
+                        summary.done += 1
+                    } else if (lease[2].double ?? 0) < now {
+                        summary.lapsed += 1
+                    } else {
+                        summary.held[lease[1].string ?? "", default: 0] += 1
+                    }
+                }
+                out.append(summary)
+            }
+            return out
+        }
+    }
+
     /// The steps of unfinished runs whose chunks are not all claimed or done, or whose lease lapsed: the
     /// work a `walletops worker` can join, oldest run first.
     public func openChunkSteps() async throws -> [(runID: Int64, step: String)] {
@@ -396,4 +426,20 @@ extension RunHandle {
             return outputs
         }
     }
+}
+
+/// A leased step's chunks at a moment (``RunStore/leaseSummary(runID:)``).
+public struct LeaseSummary: Sendable, Equatable {
+    public var step: String
+    public var chunkSize: Int
+    /// The step's items, once known.
+    public var total: Int?
+    public var done = 0
+    /// Chunks held now, by owner (`host:pid`).
+    public var held: [String: Int] = [:]
+    /// Chunks whose holder's lease ran out: taken over by the next claim.
+    public var lapsed = 0
+
+    /// The step's chunks, once its total is known.
+    public var chunks: Int? { total.map { ($0 + chunkSize - 1) / max(1, chunkSize) } }
 }

@@ -80,6 +80,17 @@ struct StatusCommand: Command {
                 ("rate", .double(line.rate)), ("eta_seconds", line.eta.map { .double($0) } ?? .null),
             ])
         }
+        let chunks = try await store.leaseSummary(runID: record.id).map { lease -> JSONField in
+            .object([
+                ("step", .string(lease.step)), ("chunk_size", .int(lease.chunkSize)),
+                ("chunks", lease.chunks.map { .int($0) } ?? .null), ("done", .int(lease.done)),
+                (
+                    "held",
+                    .object(lease.held.sorted { $0.key < $1.key }.map { ($0.key, JSONField.int($0.value)) })
+                ),
+                ("lapsed", .int(lease.lapsed)),
+            ])
+        }
         return .object([
             ("id", .int(Int(record.id))), ("playbook", .string(record.identity.playbookName)),
             ("status", .string(record.status.rawValue)),
@@ -87,6 +98,7 @@ struct StatusCommand: Command {
             ("message", record.message.map { .string($0) } ?? .null),
             ("started_at", .string(RunsCommand.time(record.startedAt))),
             ("ended_at", record.endedAt.map { .string(RunsCommand.time($0)) } ?? .null), ("steps", .array(steps)),
+            ("chunks", .array(chunks)),
         ])
     }
 
@@ -107,6 +119,17 @@ struct StatusCommand: Command {
             ])
         }
         text += TextTable.render(rows)
+        for lease in try await store.leaseSummary(runID: record.id) {
+            text += "chunks of '\(lease.step)': \(lease.done) of \(lease.chunks.map(String.init) ?? "?") done"
+            if !lease.held.isEmpty {
+                text +=
+                    ", held by "
+                    + lease.held.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }
+                    .joined(separator: ", ")
+            }
+            if lease.lapsed > 0 { text += ", \(lease.lapsed) lapsed (taken over by the next claim)" }
+            text += "\n"
+        }
         return text
     }
 }

@@ -87,6 +87,14 @@ import Testing
         #expect(run.standardOutput.contains("succeeded  \(Self.count)"), "\(run)")
         try Self.expectEachWalletOnce(world)
         print("WorkerEndToEndTests: the workers made \(shared) of \(Self.count) wallets")
+        // From any host (another home): the run, its counts and its chunks.
+        let status = try BuiltBinary.run(["status", "1", "--store", store, "--home", world.path("elsewhere")])
+        #expect(status.standardOutput.contains("chunks of 'create': 300 of 300 done\n"), "\(status)")
+        let json = try BuiltBinary.run(
+            ["status", "1", "--format", "json", "--store", store, "--home", world.path("elsewhere")])
+        let object = try #require(try PlaybookWorkspace.json(json.standardOutput) as? [String: Any])
+        let chunks = try #require((object["chunks"] as? [[String: Any]])?.first)
+        #expect(chunks["done"] as? Int == 300 && chunks["chunks"] as? Int == 300 && chunks["lapsed"] as? Int == 0)
     }
 
     @Test func aWorkerKilledMidChunkIsTakenOverAndNothingIsMadeTwice() throws {
