@@ -11,6 +11,10 @@ import PackageDescription
 let scryptKernelSettings: [SwiftSetting] =
     ProcessInfo.processInfo.environment["WALLETOPS_OPTIMIZE_SCRYPT_KERNEL"] == nil ? [] : [.unsafeFlags(["-O"])]
 
+/// A module that uses a member of another module imports that module itself, so a dependency cannot hide
+/// behind another import (SE-0444): on for the SDK and the embedded core, whose dependencies are the point.
+let explicitImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 /// One system-library target per Debian C library (STYLE.md "Layout").
 func systemLibrary(_ name: String, pkgConfig: String, apt: [String]) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
@@ -23,6 +27,7 @@ let package = Package(
         .executable(name: "walletops", targets: ["walletops"]),
         .library(name: "WalletCrypto", targets: ["WalletCrypto"]),
         .library(name: "OMSWallet", targets: ["OMSWallet"]),
+        .library(name: "OMSEmbedded", targets: ["OMSEmbedded"]),
     ],
     targets: [
         // C libraries from Debian packages.
@@ -44,10 +49,17 @@ let package = Package(
         .target(name: "KeyFormats", dependencies: ["WalletCrypto"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "SQLiteKit", "CMicroHTTPD"]),
-        // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access.
-        .target(name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto", "OMSCore"]),
+        // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
+        // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
+        .target(name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto"], swiftSettings: explicitImports),
+        // The core in process: what an app, a test or the CLI opts into to run without a server; the SDK's
+        // `.embedded(home:)`, `.service(_:)` and `OMSWallet(publishableKey:)`.
+        .target(
+            name: "OMSEmbedded", dependencies: ["OMSCore", "OMSProtocol", "OMSWallet"], swiftSettings: explicitImports),
         // The seed page as a runnable tour against an embedded core (`swift run sdk-tour`).
-        .executableTarget(name: "sdk-tour", dependencies: ["OMSWallet", "OMSCore"], path: "examples/sdk-tour"),
+        .executableTarget(
+            name: "sdk-tour", dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "WalletCrypto"],
+            path: "examples/sdk-tour"),
         // A small SQLite layer shared by the core's store and the run checkpoints.
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // A small PostgreSQL layer (libpq) for the run store shared by several machines (issue 24).
@@ -90,7 +102,9 @@ let package = Package(
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
         .testTarget(
             name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
-        .testTarget(name: "OMSWalletTests", dependencies: ["OMSWallet", "OMSCore", "OMSProtocol", "WalletCrypto"]),
+        .testTarget(
+            name: "OMSWalletTests",
+            dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(

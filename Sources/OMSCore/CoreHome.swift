@@ -1,4 +1,5 @@
 import Foundation
+import WalletCrypto
 
 /// The home folder of an embedded core and the CLI: the core's database, its key-encryption key, the
 /// signed-in credential and the run checkpoints (ARCHITECTURE "Where data lives").
@@ -40,28 +41,12 @@ public struct CoreHome: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
 
-    /// Writes a file readable only by its owner: created 0600 before any byte is written, replaced
-    /// atomically so a crash never leaves half a key.
+    /// Writes a file readable only by its owner (`PrivateFile`), reporting a failure as a `CoreHomeError`.
     public static func writePrivateFile(_ bytes: some Collection<UInt8>, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CoreHomeError("cannot create \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        _ = fchmod(fd, 0o600)
-        let array = Array(bytes)
-        var written = 0
-        while written < array.count {
-            let n = array.withUnsafeBytes { write(fd, $0.baseAddress! + written, array.count - written) }
-            guard n > 0 else {
-                throw CoreHomeError("cannot write \(temporary.path): \(String(cString: strerror(errno)))")
-            }
-            written += n
-        }
-        guard fsync(fd) == 0 else { throw CoreHomeError("cannot sync \(temporary.path)") }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CoreHomeError("cannot move \(temporary.path) into place: \(String(cString: strerror(errno)))")
+        do {
+            try PrivateFile.write(bytes, to: url)
+        } catch {
+            throw CoreHomeError(error.description)
         }
     }
 }

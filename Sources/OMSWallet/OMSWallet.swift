@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 @_exported public import OMSProtocol
 
 /// The OMS wallet SDK: one project (its publishable key), one core, one storage scope.
@@ -8,31 +7,16 @@ import OMSCore
 /// its credential key can be restored. `wallet` is the wallet API: sessions, wallets, ID tokens, access.
 ///
 /// ```swift
-/// let omsWallet = try OMSWallet(publishableKey: "pk_local_sdbx_myapp_...")
+/// let omsWallet = try OMSWallet(publishableKey: "pk_local_sdbx_myapp_...", core: .remote(coreURL))
 /// print(omsWallet.wallet.session.walletAddress as Any)
 /// ```
+///
+/// `OMSWallet(publishableKey:)`, on the embedded core of the default home, comes with OMSEmbedded.
 public final class OMSWallet: Sendable {
     /// The project's publishable key.
     public let publishableKey: PublishableKey
     /// The wallet API.
     public let wallet: OMSWalletAPI
-
-    /// An SDK on the default core (`OMSWalletCore.default()`) and the default storage scope.
-    ///
-    /// - Throws: `OMSWalletError` `.validationError` "Invalid publishableKey." for a malformed key;
-    ///   `.storageError` when the core or the storage scope cannot be opened.
-    public convenience init(publishableKey: String) throws {
-        try self.init(publishableKey: publishableKey, environment: ProcessInfo.processInfo.environment)
-    }
-
-    /// The same defaults resolved from `environment` (`WALLETOPS_HOME`, `XDG_DATA_HOME`, `HOME`) instead of
-    /// the process's: what `init(publishableKey:)` does, for callers (and tests) that must not mutate the
-    /// process environment, which is unsafe while other threads start processes.
-    public convenience init(publishableKey: String, environment: [String: String]) throws {
-        try self.init(
-            publishableKey: publishableKey, core: .default(environment: environment),
-            configuration: OMSWalletConfiguration(), environment: environment)
-    }
 
     /// An SDK on a named core with its session state in `storageDirectory` (the storage scope).
     public convenience init(publishableKey: String, core: OMSWalletCore, storageDirectory: URL) throws {
@@ -45,7 +29,7 @@ public final class OMSWallet: Sendable {
     ///
     /// - Parameters:
     ///   - publishableKey: `pk_[local_|dev_|stg_]{sdbx|live}_<project>_<key>`.
-    ///   - core: `.embedded(home:)`, `.remote(URL)` or an opened `.service`.
+    ///   - core: `.remote(URL)`, `.transport(_:)`, or OMSEmbedded's `.embedded(home:)` and `.service(_:)`.
     ///   - configuration: the storage scope, wallet type, clock and the rest.
     public convenience init(
         publishableKey: String, core: OMSWalletCore, configuration: OMSWalletConfiguration = OMSWalletConfiguration()
@@ -55,9 +39,13 @@ public final class OMSWallet: Sendable {
             environment: ProcessInfo.processInfo.environment)
     }
 
-    /// The designated initializer: `environment` resolves the default storage scope when the configuration
-    /// names none.
-    init(
+    /// An SDK on a named core, with `environment` (`XDG_DATA_HOME`, `HOME`) resolving the default storage
+    /// scope when the configuration names none: for callers (and tests) that must not mutate the process
+    /// environment, which is unsafe while other threads start processes.
+    ///
+    /// - Throws: `OMSWalletError` `.validationError` "Invalid publishableKey." for a malformed key;
+    ///   `.storageError` when the core or the storage scope cannot be opened.
+    public init(
         publishableKey: String, core: OMSWalletCore, configuration: OMSWalletConfiguration,
         environment: [String: String]
     ) throws {
@@ -71,24 +59,13 @@ public final class OMSWallet: Sendable {
         guard (1...2_592_000).contains(configuration.sessionLifetime) else {
             throw OMSWalletError.validation(operation, "sessionLifetime must be 1...2592000 seconds")
         }
-        let transport: any WaasTransport
-        var service: WaasService?
-        switch core {
-        case .embedded(let home):
-            do {
-                let opened = try WaasService.open(home: CoreHome(url: home))
-                service = opened
-                transport = InProcessTransport(handler: opened)
-            } catch {
-                throw OMSWalletError.storage(operation, "cannot open the embedded core: \(error)")
-            }
-        case .remote(let url):
-            transport = HTTPTransport(baseURL: url)
-        case .service(let opened):
-            service = opened
-            transport = InProcessTransport(handler: opened)
-        case .transport(let given):
-            transport = given
+        let connection: OMSWalletCore.Connection
+        do {
+            connection = try core.connect()
+        } catch let error as OMSWalletError {
+            throw error
+        } catch {
+            throw OMSWalletError.storage(operation, "cannot open the core: \(error)")
         }
         let directory =
             configuration.storageDirectory
@@ -96,7 +73,7 @@ public final class OMSWallet: Sendable {
                 projectId: key.projectId, environment: environment)
         self.publishableKey = key
         self.wallet = try OMSWalletAPI(
-            publishableKey: key, transport: transport, service: service,
+            publishableKey: key, connection: connection,
             storage: SessionStorage(directory: directory, projectId: key.projectId), configuration: configuration)
     }
 

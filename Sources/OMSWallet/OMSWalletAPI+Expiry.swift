@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension OMSWalletAPI {
     /// Registers a callback for when the active session expires. It runs on the `MainActor`, once per

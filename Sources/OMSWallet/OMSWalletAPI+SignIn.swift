@@ -1,6 +1,6 @@
 import Foundation
-import OMSCore
 import OMSProtocol
+import Synchronization
 import WalletCrypto
 
 extension OMSWalletAPI {
@@ -61,22 +61,23 @@ extension OMSWalletAPI {
     }
 
     /// Signs in as `email` with an ID token minted by the core's development issuer (a development
-    /// project trusts it). Needs the embedded core, or `configuration.developmentHome` for a served one.
+    /// project trusts it): the one the core's connection offers (OMSEmbedded's `.embedded(home:)`,
+    /// `.service(_:)`, `.remote(_:developmentHome:)`) or that the caller gave `.transport(_:developmentIssuer:)`.
+    ///
+    /// - Throws: `OMSWalletError` `.validationError` when the core offers no development issuer; the
+    ///   errors of `signIn(idToken:walletType:)`.
     public func signInWithDevelopmentIssuer(email: String, walletType: WalletType? = nil) async throws
         -> OMSWalletSignInResult
     {
         let operation = "wallet.signInWithDevelopmentIssuer"
+        guard let developmentIssuer else {
+            throw OMSWalletError.validation(
+                operation,
+                "no development issuer: use an embedded core or name the served core's developmentHome")
+        }
         let token: String
         do {
-            var core = service
-            if core == nil, let home = configuration.developmentHome {
-                core = try WaasService.open(home: CoreHome(url: home))
-            }
-            guard let core, let dev = try await core.devIssuer() else {
-                throw OMSWalletError.validation(
-                    operation, "no development issuer: use an embedded core or set configuration.developmentHome")
-            }
-            token = try dev.idToken(email: email, now: core.now)
+            token = try await developmentIssuer.idToken(email: email)
         } catch {
             throw OMSWalletError.wrap(error, operation: operation)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 import OMSProtocol
 import WalletCrypto
 
@@ -79,32 +78,22 @@ extension OMSWalletAPI {
         }
     }
 
-    /// The attestation checks for import replies: the configured policy, else the development root of
-    /// `developmentHome` (a served core), else the embedded core's own development root.
+    /// The attestation checks for import replies: the configured policy, else the one the core's
+    /// connection offers (an embedded core's own development root, a served core's home's root).
     private func attestationVerifier(operation: String) async throws -> AttestationVerifier {
         // Document timestamps are checked against the system clock: they come from the core's clock.
         if let policy = configuration.attestation { return AttestationVerifier(policy: policy) }
-        // A served core's development home holds its root as attestation-root.pem (written by core init).
-        if service == nil, let home = configuration.developmentHome {
-            guard let pem = try? String(contentsOf: CoreHome(url: home).attestationRootURL, encoding: .utf8),
-                let policy = try? AttestationPolicy.development(rootPEM: pem)
-            else {
-                throw OMSWalletError(
-                    .attestationVerificationFailed, operation: operation,
-                    "no readable attestation-root.pem in the development home")
-            }
-            return AttestationVerifier(policy: policy)
-        }
-        guard let service else {
+        guard let coreAttestation else {
             throw OMSWalletError(
                 .attestationVerificationFailed, operation: operation,
                 "no attestation policy for a remote core: set configuration.attestation")
         }
         do {
-            return AttestationVerifier(policy: .development(root: try await service.attestationRoot()))
+            return AttestationVerifier(policy: try await coreAttestation())
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            throw OMSWalletError(
-                .attestationVerificationFailed, operation: operation, "the core's attestation root is unavailable")
+            throw OMSWalletError(.attestationVerificationFailed, operation: operation, "\(error)")
         }
     }
 

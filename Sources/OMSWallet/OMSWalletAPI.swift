@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 import OMSProtocol
 import Synchronization
 import WalletCrypto
@@ -14,8 +13,10 @@ import WalletCrypto
 public final class OMSWalletAPI: Sendable {
     let publishableKey: PublishableKey
     let transport: any WaasTransport
-    /// The in-process core, when there is one (dev issuer, attestation root).
-    let service: WaasService?
+    /// What `signInWithDevelopmentIssuer(email:)` mints with, when the core offers one.
+    let developmentIssuer: (any DevelopmentIssuer)?
+    /// The core's attestation policy for import when the configuration names none.
+    let coreAttestation: (@Sendable () async throws -> AttestationPolicy)?
     let storage: SessionStorage
     let configuration: OMSWalletConfiguration
     let state: Mutex<State>
@@ -48,12 +49,13 @@ public final class OMSWalletAPI: Sendable {
     }
 
     init(
-        publishableKey: PublishableKey, transport: any WaasTransport, service: WaasService?, storage: SessionStorage,
+        publishableKey: PublishableKey, connection: OMSWalletCore.Connection, storage: SessionStorage,
         configuration: OMSWalletConfiguration
     ) throws {
         self.publishableKey = publishableKey
-        self.transport = transport
-        self.service = service
+        self.transport = connection.transport
+        self.developmentIssuer = connection.developmentIssuer
+        self.coreAttestation = connection.attestation
         self.storage = storage
         self.configuration = configuration
         self.state = Mutex(State())

@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 import WalletCrypto
 
 /// The storage scope of one SDK instance: a directory (mode 0700) holding
@@ -60,7 +59,7 @@ struct SessionStorage: Sendable {
 
     func write(_ bytes: [UInt8], to url: URL) throws {
         do {
-            try CoreHome.writePrivateFile(bytes, to: url)
+            try PrivateFile.write(bytes, to: url)
         } catch {
             throw StorageFailure("cannot write \(url.lastPathComponent) in \(directory.path)")
         }

@@ -126,9 +126,9 @@ import WalletCrypto
         defer { Task { await fixture.close() } }
         var configuration = fixture.configuration()
         configuration.attestation = nil
-        configuration.developmentHome = nil
         let sdk = try OMSWallet(
-            publishableKey: fixture.publishableKey, core: fixture.core, configuration: configuration)
+            publishableKey: fixture.publishableKey, core: .remote(try #require(fixture.server).baseURL),
+            configuration: configuration)
         _ = try await sdk.wallet.signIn(idToken: try await fixture.devToken(email: "pin@example.com"))
         let before = try await sdk.wallet.listWallets().count
         let error = await walletError {
@@ -139,7 +139,6 @@ import WalletCrypto
         #expect(try await sdk.wallet.listWallets().count == before)
 
         // With the served core's home named, its attestation-root.pem is the pin.
-        configuration.developmentHome = fixture.home
         let pinned = try OMSWallet(
             publishableKey: fixture.publishableKey, core: fixture.core, configuration: configuration)
         let imported = try await pinned.wallet.importWallet(

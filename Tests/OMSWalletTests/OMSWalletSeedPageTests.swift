@@ -1,5 +1,6 @@
 import Foundation
 import OMSCore
+import OMSEmbedded
 import OMSProtocol
 import OMSWallet
 import Testing

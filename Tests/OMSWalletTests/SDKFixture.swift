@@ -1,5 +1,6 @@
 import Foundation
 import OMSCore
+import OMSEmbedded
 import OMSProtocol
 import OMSWallet
 import Synchronization
@@ -53,19 +54,18 @@ final class SDKFixture: Sendable {
     /// The default scope of this fixture's tests.
     var scope: URL { root.appendingPathComponent("scope") }
 
-    /// The core as the SDK names it: the embedded home, or the served URL.
+    /// The core as the SDK names it: the embedded home, or the served URL with its home on this machine.
     var core: OMSWalletCore {
         switch kind {
         case .embedded: .embedded(home: home)
-        case .remote: .remote(server!.baseURL)
+        case .remote: .remote(server!.baseURL, developmentHome: home)
         }
     }
 
     func configuration(scope: URL? = nil, clock: any OMSWalletClock = SystemWalletClock()) -> OMSWalletConfiguration {
         OMSWalletConfiguration(
             storageDirectory: scope ?? self.scope, clock: clock,
-            attestation: kind == .remote ? .development(root: attestationRoot) : nil,
-            developmentHome: kind == .remote ? home : nil)
+            attestation: kind == .remote ? .development(root: attestationRoot) : nil)
     }
 
     /// An SDK instance on this core.

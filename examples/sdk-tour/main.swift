@@ -2,6 +2,7 @@
 // each step printed. Run it with `swift run sdk-tour`.
 import Foundation
 import OMSCore
+import OMSEmbedded
 import OMSWallet
 import WalletCrypto
 
@@ -96,7 +97,7 @@ print("ID token for sub", claims["sub"]?.stringValue ?? "-", "role", claims["rol
 
 step("Authorize remote access (a backend registers its remote credential first, outside the SDK)")
 let backend = WaasClient(
-    transport: InProcessTransport(handler: try WaasService.open(home: CoreHome(url: home))),
+    transport: try EmbeddedCore.open(home: home).transport,
     publishableKey: try PublishableKey(publishableKey),
     signer: EthereumRequestSigner(key: Secp256k1.PrivateKey.generate()))
 let registered = try await backend.call(
