@@ -86,6 +86,57 @@ import Glibc
         #expect(space.read("nap.out").contains("run 1 of 'nap' interrupted"), "\(space.read("nap.out"))")
     }
 
+    /// A piped run (no terminal) whose last rows are all in flight when SIGINT or SIGTERM comes: they finish
+    /// within the grace period, so the run completed, exit 0 (it said `interrupted (exit 75)`), and its
+    /// report says so; the notice of the signal is still printed.
+    @Test(arguments: [SIGINT, SIGTERM]) func aRunWhoseWorkFinishedDuringTheGracePeriodExits0(signal: Int32) throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("keys.csv", count: 3)
+        // Three rows of 1.5 s, three at once: every row is sent at once, and none is done at the signal.
+        try space.write(
+            "grace.yaml",
+            RunCommandEndToEndTests.playbook(
+                name: "grace",
+                step: "  - {id: nap, action: sleep, for_each: keys, concurrency: 3, with: {duration: 1500ms}}"))
+        let process = Process()
+        process.executableURL = try BuiltBinary.url()
+        process.arguments = ["run", "grace.yaml", "--log-format", "json", "--progress-interval", "100ms"]
+        process.currentDirectoryURL = space.directory
+        process.environment = ProcessInfo.processInfo.environment.merging(space.environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try FileHandle(
+            forWritingTo: {
+                _ = FileManager.default.createFile(atPath: space.url("grace.err").path, contents: nil)
+                return space.url("grace.err")
+            }())
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // The first progress event: the step runs, its three rows were handed out together.
+        var text = ""
+        while !text.contains(#""event":"progress""#) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        try #require(process.isRunning, "the run ended before the signal: \(text)")
+        kill(process.processIdentifier, signal)
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let result = CLIResult(
+            status: process.terminationStatus, standardOutput: text, standardError: space.read("grace.err"))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.standardError.contains("received SIG"), "the notice: \(result.standardError)")
+        let end = try #require(try Self.events(result).last)
+        #expect(end["event"] as? String == "run-end" && end["status"] as? String == "completed", "\(end)")
+        #expect(end["succeeded"] as? Int == 3, "\(end)")
+        let report = try #require(try PlaybookWorkspace.json(space.read("home/reports/1.json")) as? [String: Any])
+        #expect(report["status"] as? String == "completed" && report["exit_code"] as? Int == 0, "\(report)")
+        let status = try space.run(["status", "1", "--format", "json"])
+        #expect(status.standardOutput.contains(#""status":"completed""#), "\(status)")
+    }
+
     /// A private key as a `--var` value (the issue's `--var password_file=0x...`): a usage error, 64, before
     /// anything is stored: the value is in no output and no file of the home or the folder.
     @Test func aKeyAsAVarValueIsRefusedWith64AndStoredNowhere() throws {
