@@ -59,17 +59,19 @@ struct RunExecution {
             }
         }
 
+        let descriptor = (context.standardOutput as? FileDescriptorOutput)?.descriptor
         let progress = ProgressDisplay(
-            mode: display, output: context.standardOutput, events: events, interval: progressInterval)
+            mode: display, output: context.standardOutput, events: events, interval: progressInterval,
+            columns: { descriptor.map(ProgressDisplay.terminalColumns) ?? 80 })
         let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) })
         let engine = try Engine(plan: prepared.plan, checkpoint: handle, options: options)
         let output = context.standardError
         let grace = DurationText.format(gracePeriod)
         let trap = SignalTrap(
             onFirst: { number in
-                output.writeLine(
-                    "\nreceived \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
-                        + "to finish (send it again to stop at once)")
+                progress.notice(
+                    "received \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
+                        + "to finish (send it again to stop at once)", to: output)
                 engine.stop()
             },
             onRepeat: { _ in engine.stop() })
