@@ -137,6 +137,38 @@ import Glibc
         #expect(status.standardOutput.contains(#""status":"completed""#), "\(status)")
     }
 
+    /// `lock: {scope: name}` (the sweep's): other work of the same playbook is locked out too, 75 naming the
+    /// holder, while a playbook without it runs other work beside (RunIdentityEndToEndTests).
+    @Test func aNameScopedLockRefusesOtherWorkOfTheNameWith75() throws {
+        let space = try PlaybookWorkspace()
+        try space.writeKeys("a.csv", count: 200)
+        try space.writeKeys("b.csv", count: 5)
+        try space.write(
+            "scoped.yaml",
+            """
+            name: scoped
+            lock: {scope: name}
+            vars:
+              input: {type: path, required: true}
+            inputs:
+              rows: {csv: "${{ vars.input }}", columns: [id]}
+            steps:
+              - {id: nap, action: sleep, for_each: rows, concurrency: 1, with: {duration: 50ms}}
+
+            """)
+        let first = try space.start(
+            ["run", "scoped.yaml", "--var", "input=a.csv", "--progress-interval", "100ms"], tag: "a")
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        #expect(space.wait(seconds: 30) { space.read("a.out").contains("progress ") }, "the first run started")
+        let other = try space.run(["run", "scoped.yaml", "--var", "input=b.csv"])
+        #expect(other.status == 75, "\(other)")
+        #expect(other.standardError.contains("is locked by pid \(first.processIdentifier)@"), "\(other)")
+        kill(first.processIdentifier, SIGTERM)
+        first.waitUntilExit()
+        let after = try space.run(["run", "scoped.yaml", "--var", "input=b.csv"])
+        #expect(after.status == 0, "the lock is released with its run: \(after)")
+    }
+
     /// A private key as a `--var` value (the issue's `--var password_file=0x...`): a usage error, 64, before
     /// anything is stored: the value is in no output and no file of the home or the folder.
     @Test func aKeyAsAVarValueIsRefusedWith64AndStoredNowhere() throws {
