@@ -128,6 +128,10 @@ import Glibc
             status: process.terminationStatus, standardOutput: text, standardError: space.read("grace.err"))
         #expect(result.status == 0, "\(result)")
         #expect(result.standardError.contains("received SIG"), "the notice: \(result.standardError)")
+        let signalled = try Self.events(result).filter { $0["event"] as? String == "signal" }
+        #expect(
+            signalled.count == 1 && signalled.first?["signal"] as? String == (signal == SIGINT ? "SIGINT" : "SIGTERM"))
+        #expect(signalled.first?["grace"] as? String == "10s", "\(signalled)")
         let end = try #require(try Self.events(result).last)
         #expect(end["event"] as? String == "run-end" && end["status"] as? String == "completed", "\(end)")
         #expect(end["succeeded"] as? Int == 3, "\(end)")

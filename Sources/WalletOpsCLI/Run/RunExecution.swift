@@ -69,6 +69,9 @@ struct RunExecution {
         let grace = DurationText.format(gracePeriod)
         let trap = SignalTrap(
             onFirst: { number in
+                // The JSON log records the stop too (its standard output holds JSON lines only).
+                events.emit(
+                    "signal", ["signal": .string(number == SIGINT ? "SIGINT" : "SIGTERM"), "grace": .string(grace)])
                 progress.notice(
                     "received \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
                         + "to finish (send it again to stop at once)", to: output)
