@@ -44,7 +44,7 @@ struct LoginCommand: Command {
             --issuer-key-file F --issuer URL --audience AUD --kid K --subject S (a host that signs in
             without a person: an ID token for S, valid 5 minutes, minted in memory with the private key of
             an issuer the project trusts, 'core trust-issuer --jwks-from-pem'; see docs/jobs.md
-            "Scheduling").
+            "Signing in without a person").
 
             The publishable key is read from the home's core, or given with --publishable-key (or
             $WALLETOPS_PUBLISHABLE_KEY) to sign in to a served core from another machine: then the home
