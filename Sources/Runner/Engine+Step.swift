@@ -124,7 +124,12 @@ extension Engine {
         var count = 0
         var position = -1
         var updates: [RunHandle.Update] = []
-        while isRunning, let item = try? await iterator.next() {
+        var ended = false
+        while isRunning {
+            guard let item = try? await iterator.next() else {
+                ended = true
+                break
+            }
             position += 1
             if position < settled { continue }
             count += 1
@@ -138,7 +143,11 @@ extension Engine {
             }
         }
         if !updates.isEmpty { await write(updates) }
-        progressState[index].withLock { $0.skipped = count }
+        // A stop before the last item was marked leaves the step unfinished: the run is not complete.
+        progressState[index].withLock {
+            $0.skipped = count
+            if !ended { $0.status = .interrupted }
+        }
     }
 
     // MARK: Filler
@@ -252,11 +261,14 @@ extension Engine {
                 totalKnown = true
                 runtime.progress.withLock { if $0.total == nil { $0.total = count } }
             }
+            // A short read is the end of the input (the ``ItemIterator`` contract): the step is exhausted once
+            // this batch is handed out, with no empty read after it, which a stop could come before.
+            let ended = batch.count < options.readBatch
+            if ended && position + batch.count < settledBelow {
+                abort(Self.watermarkMismatch(step.id, settledBelow))
+                return
+            }
             if batch.isEmpty {
-                if position < settledBelow {
-                    abort(Self.watermarkMismatch(step.id, settledBelow))
-                    return
-                }
                 runtime.tally.withLock { $0.exhausted = true }
                 return
             }
@@ -369,7 +381,13 @@ extension Engine {
                     buffer.trackers[runtime.index]?.readHash = keysHash
                 }
             }
-            if prepared.isEmpty { continue }
+            if prepared.isEmpty {
+                if ended {
+                    runtime.tally.withLock { $0.exhausted = true }
+                    return
+                }
+                continue
+            }
             if runtime.sideEffecting, let checkpoint {
                 // The intent protocol: `started` is committed before any worker can perform the effect.
                 let intents = prepared.compactMap { $0 }.map {
@@ -389,11 +407,17 @@ extension Engine {
             runtime.tally.withLock { $0.pushed += prepared.count }
             switch await feed.push(moving: &prepared) {
             case .accepted:
+                if ended {
+                    runtime.tally.withLock { $0.exhausted = true }
+                    return
+                }
                 continue
             case .closedAfterAccepting:
                 // Delivered, then a stop closed the feed: workers may have run part of the batch, and
                 // `close()` already withdrew the part never taken. Withdrawing the whole batch here would
                 // turn items that ran back into `pending`, and a resume would run them again unprobed.
+                // The input ended with it all the same; the items withdrawn keep the step incomplete.
+                if ended { runtime.tally.withLock { $0.exhausted = true } }
                 return
             case .rejected:
                 // Closed before delivery (a stop): nothing of this batch ran.

@@ -250,7 +250,8 @@ public final class Engine: Sendable {
         if let abortReason {
             status = .aborted
             reason = abortReason
-        } else if !isRunning {
+        } else if !isRunning && !progressState.allSatisfy({ $0.withLock { Self.finished.contains($0.status) } }) {
+            // A stop whose grace period saw every step to its end interrupted nothing: the run completed.
             status = .interrupted
             reason = stopReason
         }
@@ -271,6 +272,9 @@ public final class Engine: Sendable {
         if status == .aborted { summary.inputProblem = inputProblem }
         return summary
     }
+
+    /// The statuses of a step that has nothing left to do in this run.
+    static let finished: Set<StepStatus> = [.succeeded, .failed, .skipped]
 
     private func driveGraph() async {
         var machine = GraphStateMachine(steps: plan.steps.map { ($0.id, $0.needs) })

@@ -4,6 +4,11 @@ public protocol ItemIterator: AnyObject {
     func next() async throws -> WorkItem?
     /// Appends up to `limit` items to `items`, fewer only at the end of the input: one call per batch
     /// instead of one async call per item. The default calls ``next()``.
+    ///
+    /// Contract: a call that appends fewer than `limit` items ends the input; the engine reads no more
+    /// after it, so a stop that comes then still finds the step's input read to its end. An iterator with
+    /// a read-ahead (a phrase row's accounts, a buffered page) must keep filling the batch from its next
+    /// records, never return what it holds early.
     func next(upTo limit: Int, into items: inout [WorkItem]) async throws
     /// The number of items, once the iterator knows it and its source did not (a list an earlier step
     /// made, known at the first read): the step's progress total. Default nil.

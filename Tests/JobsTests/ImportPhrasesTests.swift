@@ -272,3 +272,43 @@ import WalletCrypto
             plan: plan, store: runs, identity: RunIdentity(playbookName: "import", playbookHash: "h"))
     }
 }
+
+/// The import's items honour the engine's `ItemIterator` contract (a short read ends the input, docs/engine.md
+/// "Stopping"): a phrase row's accounts, read ahead as the row is derived, never end a batch early, nor do
+/// CSV keys; only the last read is short.
+@Suite struct ImportItemsReadContractTests {
+    @Test(arguments: [1, 2, 3, 5, 7]) func everyReadButTheLastIsFull(limit: Int) async throws {
+        let directory = try ImportKeysActionTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // BIP-39's all-zero-entropy phrase (its checksum is right): 3 + 1 + 2 + 3 accounts = 9 rows of the run.
+        let phrase = Array(repeating: "abandon", count: 11).joined(separator: " ") + " about"
+        let phrases = directory.appendingPathComponent("phrases.csv").path
+        try Data("mnemonic,count,reference\n\(phrase),3,a\n\(phrase),1,b\n\(phrase),2,c\n\(phrase),3,d\n".utf8)
+            .write(to: URL(fileURLWithPath: phrases))
+        let keys = directory.appendingPathComponent("keys.csv").path
+        let hex = (1...9).map { String(repeating: "0", count: 63) + String($0) }
+        try Data(("private_key\n" + hex.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: keys))
+        for (input, format) in [(phrases, ImportKeysAction.Format.mnemonicCSV), (keys, .hexCSV)] {
+            let configuration = ImportKeysAction.Configuration(
+                input: input, format: format, type: .ethereum, passwords: nil,
+                output: directory.appendingPathComponent("out.csv").path,
+                rejects: directory.appendingPathComponent("rejects.csv").path, concurrency: 1, batchSize: 4)
+            let iterator = ImportItems.source(configuration).makeIterator()
+            var sizes: [Int] = []
+            var keysRead: [String] = []
+            while true {
+                var batch: [WorkItem] = []
+                try await iterator.next(upTo: limit, into: &batch)
+                sizes.append(batch.count)
+                keysRead += batch.map(\.key)
+                if batch.count < limit { break }
+            }
+            #expect(keysRead.count == 9, "\(format): \(keysRead)")
+            #expect(sizes.dropLast().allSatisfy { $0 == limit }, "\(format): \(sizes)")
+            #expect(sizes.last == 9 % limit, "\(format): the short read is the end: \(sizes)")
+            var after: [WorkItem] = []
+            try await iterator.next(upTo: limit, into: &after)
+            #expect(after.isEmpty, "\(format): nothing after the short read")
+        }
+    }
+}

@@ -271,6 +271,80 @@ import Testing
         #expect(recorder.snapshot.counts["started"] == 3)
     }
 
+    /// The issue-25 story: every item of the run was handed out and a stop came while they ran; they all
+    /// finished within the grace period, so the run completed (exit 0), not interrupted.
+    @Test func aStopWhoseGracePeriodSeesEveryItemFinishCompletes() async throws {
+        let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let action = ClosureAction { _, _ in
+            await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+            return .empty
+        }
+        let plan = RunPlan(
+            name: "grace",
+            steps: [
+                StepPlan(id: "a", items: numberedItems(3), action: action, concurrency: 3),
+                StepPlan(id: "b", needs: ["a"], items: numberedItems(3), action: NoopAction()),
+            ])
+        let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock()))
+        let run = Task { try await engine.run() }
+        try await waitUntil { gate.withLock { $0.count } == 3 }
+        engine.stop()
+        for continuation in gate.withLock({ $0 }) { continuation.resume() }
+        let summary = try await run.value
+        // Step b never started (a stop starts no step), so the run is interrupted ...
+        #expect(summary.status == .interrupted, "\(summary)")
+        #expect(summary.steps.map(\.status) == [.succeeded, .waiting])
+
+        // ... and with its last step's items in flight at the stop, it completed.
+        let last = RunPlan(
+            name: "grace", steps: [StepPlan(id: "a", items: numberedItems(3), action: action, concurrency: 3)])
+        gate.withLock { $0.removeAll() }
+        let second = try Engine(plan: last, checkpoint: nil, options: .init(clock: ManualClock()))
+        let secondRun = Task { try await second.run() }
+        try await waitUntil { gate.withLock { $0.count } == 3 }
+        second.stop()
+        for continuation in gate.withLock({ $0 }) { continuation.resume() }
+        let completed = try await secondRun.value
+        #expect(completed.status == .completed, "\(completed)")
+        #expect(completed.exitCode == 0)
+        #expect(completed.succeeded == 3)
+    }
+
+    /// Reads of a source: how many `next(upTo:into:)` calls the filler made.
+    final class CountedReads: ItemIterator {
+        final class Calls: Sendable { let value = Atomic<Int>(0) }
+        let total: Int
+        var index = 0
+        let calls: Calls
+        init(total: Int, calls: Calls) {
+            self.total = total
+            self.calls = calls
+        }
+        func next() async throws -> WorkItem? {
+            guard index < total else { return nil }
+            index += 1
+            return WorkItem(key: "k\(index)")
+        }
+        func next(upTo limit: Int, into items: inout [WorkItem]) async throws {
+            calls.value.add(1, ordering: .relaxed)
+            while items.count < limit, let item = try await next() { items.append(item) }
+        }
+    }
+
+    /// The ``ItemIterator`` contract: a read of fewer items than asked is the end of the input, so the
+    /// filler reads no more after it (a stop coming before an empty read cannot leave the step unfinished);
+    /// an input that ends on a batch boundary still needs its empty read.
+    @Test(arguments: [(300, 2), (256, 2), (10, 1), (0, 1)]) func aShortReadEndsTheInput(total: Int, reads: Int)
+        async throws
+    {
+        let calls = CountedReads.Calls()
+        let source = ItemSource(count: total) { CountedReads(total: total, calls: calls) }
+        let plan = RunPlan(name: "reads", steps: [StepPlan(id: "s", items: source, action: NoopAction())])
+        let summary = try await Engine(plan: plan, checkpoint: nil, options: .init(readBatch: 256)).run()
+        #expect(summary.status == .completed && summary.succeeded == total)
+        #expect(calls.value.load(ordering: .relaxed) == reads)
+    }
+
     @Test func secondStopCancelsInFlightItems() async throws {
         let action = ClosureAction { _, _ in
             try await Task.sleep(for: .seconds(3600))

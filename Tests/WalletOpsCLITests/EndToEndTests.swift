@@ -50,10 +50,12 @@ enum BuiltBinary {
         }
     }
 
-    /// Runs the binary with `arguments` and `standardInput`, in `directory`.
+    /// Runs the binary with `arguments` and `standardInput`, in `directory`; with `replacingEnvironment`,
+    /// that is the child's whole environment (as cron gives a job), else `environment` is added to the
+    /// test's own.
     static func run(
         _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:],
-        directory: URL? = nil, executable: String? = nil
+        directory: URL? = nil, executable: String? = nil, replacingEnvironment: [String: String]? = nil
     ) throws -> CLIResult {
         let scratch = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -82,7 +84,7 @@ enum BuiltBinary {
         var childEnvironment = ProcessInfo.processInfo.environment
         childEnvironment.removeValue(forKey: "WALLETOPS_HOME")
         for (name, value) in environment { childEnvironment[name] = value }
-        process.environment = childEnvironment
+        process.environment = replacingEnvironment ?? childEnvironment
         try process.run()
         process.waitUntilExit()
         return CLIResult(

@@ -22,6 +22,37 @@ import Testing
         #expect(unknown == "import 7 0/s, 0 failed, 0 rejected", "no total, no rate: no percentage, no ETA")
     }
 
+    @Test func theLiveLineIsABarThatFitsTheTerminal() {
+        let step = Self.step(done: 12_500, total: 50_000)
+        let line = ProgressDisplay.bar(step, rate: 5000, columns: 100)
+        #expect(line == "import [######------------------] 12500/50000 25.0% 5000/s ETA 8s, 0 failed, 0 rejected")
+        // Narrower: the bar gives way first, then the line is cut; it never reaches the last column.
+        let narrow = ProgressDisplay.bar(step, rate: 5000, columns: 70)
+        #expect(narrow == "import [#-----] 12500/50000 25.0% 5000/s ETA 8s, 0 failed, 0 rejected", "\(narrow)")
+        for columns in [20, 40, 62, 70, 100] {
+            #expect(ProgressDisplay.bar(step, rate: 5000, columns: columns).count <= columns - 1, "\(columns)")
+        }
+        #expect(
+            ProgressDisplay.bar(Self.step(done: 50_000, total: 50_000), rate: 0, columns: 100).contains(
+                "[" + String(repeating: "#", count: 24) + "]"))
+        #expect(
+            ProgressDisplay.bar(Self.step(done: 7, total: nil), rate: 0, columns: 100)
+                == "import 7 0/s, 0 failed, 0 rejected")
+    }
+
+    /// A line printed during a live display (the interrupt notice) clears the live lines first, so the next
+    /// redraw, which moves the cursor up over the lines it drew, cannot erase it.
+    @Test func aNoticeIsPrintedAboveTheLiveLines() {
+        let output = CapturedOutput()
+        let display = ProgressDisplay(
+            mode: .live, output: output, events: RunEventLog(output: output, isJSON: false, redactor: Redactor([:])),
+            interval: .seconds(5), now: { 1000 })
+        display.handle(ProgressEvent(elapsed: .seconds(1), steps: [Self.step(done: 10, total: 100)], isFinal: false))
+        display.notice("received SIGINT: stopping", to: output)
+        #expect(
+            output.text.hasSuffix("\u{1B}[1A\r\u{1B}[Jreceived SIGINT: stopping\n"), "\(output.text.debugDescription)")
+    }
+
     @Test func jsonProgressEventsComeAtMostOncePerInterval() throws {
         let output = CapturedOutput()
         let clock = Mutex(0.0)

@@ -3,9 +3,10 @@ import Runner
 import Synchronization
 
 /// Renders the engine's progress events: a live line per running step redrawn in place on a
-/// terminal (at most 10 times a second), a one-line summary every `interval` off a terminal (cron,
-/// pipes), or step start/end events in JSON mode with a `progress` event per running step every
-/// `interval`.
+/// terminal (at most 10 times a second: a bar, rows, percent, rate and ETA, cut to the terminal's width),
+/// a one-line summary every `interval` off a terminal (cron, pipes), or step start/end events in JSON mode
+/// with a `progress` event per running step every `interval`. Lines printed while it runs go through
+/// ``notice(_:to:)``, so a redraw never overwrites them.
 final class ProgressDisplay: Sendable {
     enum Mode: Sendable {
         case live, lines, json
@@ -27,17 +28,43 @@ final class ProgressDisplay: Sendable {
     let interval: Double
     /// Seconds on a monotonic clock (injected by tests).
     let now: @Sendable () -> Double
+    /// The terminal's width in columns, asked at every draw (a window may be resized).
+    let columns: @Sendable () -> Int
     private let state = Mutex(State())
 
     init(
         mode: Mode, output: any OutputSink, events: RunEventLog, interval: Duration,
-        now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+        now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
+        columns: @escaping @Sendable () -> Int = { 80 }
     ) {
         self.mode = mode
         self.output = output
         self.events = events
         self.interval = max(0.05, interval.secondsValue)
         self.now = now
+        self.columns = columns
+    }
+
+    /// The width of the terminal on `descriptor`, 80 when it does not say (a pseudo-terminal without a size).
+    static func terminalColumns(_ descriptor: Int32) -> Int {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// Writes `text` as a line to `sink` where the operator sees it: on a terminal the live lines are
+    /// cleared first (the next event draws them again below it), since a redraw moves the cursor up over
+    /// whatever was printed after them and would erase the text.
+    func notice(_ text: String, to sink: any OutputSink) {
+        state.withLock { state in
+            if mode == .live {
+                clear(&state)
+                sink.writeLine(text)
+            } else {
+                // Off a terminal the line starts on its own even after a partial line (a `^C` echoed).
+                sink.writeLine("\n" + text)
+            }
+        }
     }
 
     func handle(_ event: ProgressEvent) {
@@ -96,7 +123,8 @@ final class ProgressDisplay: Sendable {
     private func draw(_ event: ProgressEvent, state: inout State) {
         var text = state.linesDrawn > 0 ? "\u{1B}[\(state.linesDrawn)A\r" : ""
         let running = event.steps.filter { $0.status == .running }
-        for step in running { text += "\u{1B}[2K" + Self.describe(step, rate: step.ratePerSecond) + "\n" }
+        let width = columns()
+        for step in running { text += "\u{1B}[2K" + Self.bar(step, rate: step.ratePerSecond, columns: width) + "\n" }
         if running.count < state.linesDrawn { text += "\u{1B}[J" }
         state.linesDrawn = running.count
         output.write(text)
@@ -133,6 +161,26 @@ final class ProgressDisplay: Sendable {
         text += ", \(step.failed) failed, \(step.rejected) rejected"
         return text
     }
+
+    /// The live line: `import [######--------------] 1234/50000 2.5% 5000/s ETA 10s, 0 failed, 0 rejected`,
+    /// the bar narrowed (then the line cut) to fit in `columns - 1`, so it never wraps: a wrapped line
+    /// would break the redraw in place. Without a total, ``describe(_:rate:)``'s text.
+    static func bar(_ step: StepProgress, rate: Double, columns: Int) -> String {
+        guard let total = step.total, total > 0 else { return String(describe(step, rate: rate).prefix(columns - 1)) }
+        var rest = " \(step.done)/\(total) \(String(format: "%.1f", Double(step.done) * 100 / Double(total)))%"
+        rest += " \(Int(rate.rounded()))/s"
+        if rate > 0, total > step.done { rest += " ETA " + clock(Double(total - step.done) / rate) }
+        rest += ", \(step.failed) failed, \(step.rejected) rejected"
+        let room = columns - 1 - step.id.count - 3 - rest.count
+        let cells = min(barCells, room)
+        guard cells >= 5 else { return String((step.id + rest).prefix(columns - 1)) }
+        let filled = min(cells, step.done * cells / total)
+        return step.id + " [" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled)
+            + "]" + rest
+    }
+
+    /// The cells of a live line's bar when the terminal is wide enough.
+    static let barCells = 24
 
     /// `1h02m03s`, `4m05s`, `12s`.
     static func clock(_ seconds: Double) -> String {

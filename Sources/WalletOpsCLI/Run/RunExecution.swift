@@ -66,8 +66,10 @@ struct RunExecution {
             }
         }
 
+        let descriptor = (context.standardOutput as? FileDescriptorOutput)?.descriptor
         let progress = ProgressDisplay(
-            mode: display, output: context.standardOutput, events: events, interval: progressInterval)
+            mode: display, output: context.standardOutput, events: events, interval: progressInterval,
+            columns: { descriptor.map(ProgressDisplay.terminalColumns) ?? 80 })
         // A PostgreSQL store is shared: chunk steps are leased, so `walletops worker`s on any host can join.
         let leasing = RunStore.isPostgresURL(home.storeLocation) ? Leasing(owner: store.leaseOwner, lease: lease) : nil
         let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) }, leasing: leasing)
@@ -76,9 +78,12 @@ struct RunExecution {
         let grace = DurationText.format(gracePeriod)
         let trap = SignalTrap(
             onFirst: { number in
-                output.writeLine(
-                    "\nreceived \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
-                        + "to finish (send it again to stop at once)")
+                // The JSON log records the stop too (its standard output holds JSON lines only).
+                events.emit(
+                    "signal", ["signal": .string(number == SIGINT ? "SIGINT" : "SIGTERM"), "grace": .string(grace)])
+                progress.notice(
+                    "received \(number == SIGINT ? "SIGINT" : "SIGTERM"): stopping; in-flight items have \(grace) "
+                        + "to finish (send it again to stop at once)", to: output)
                 engine.stop()
             },
             onRepeat: { _ in engine.stop() })
