@@ -68,6 +68,67 @@ public final class PostgresConnection {
         return PostgresRows(columns: columns, rows: rows, affected: Int(String(cString: PQcmdTuples(result))) ?? 0)
     }
 
+    /// Runs `sql` once per parameter list of `rows`, with the effect of running them one after another:
+    /// they are sent in libpq's pipeline mode, ``pipelineRows`` at a time, and their results read back
+    /// together, so a batch costs one round trip to the server instead of one a row. Outside a transaction
+    /// each batch is one (the pipeline's implicit one); a failure stops the rest of its batch (not applied)
+    /// and later batches are not sent.
+    ///
+    /// - Throws: ``PostgresError`` of the first statement that failed, as ``execute(_:_:)``.
+    public func executeEach(_ sql: String, _ rows: [[PostgresValue]]) throws(PostgresError) {
+        if rows.count <= 1 {
+            if let row = rows.first { try execute(sql, row) }
+            return
+        }
+        try reconnectIfLost()
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + Self.pipelineRows)
+            try pipeline(sql, rows[start..<end])
+            start = end
+        }
+    }
+
+    /// Statements sent at once by ``executeEach(_:_:)``: few enough that their replies never fill the
+    /// socket buffers while the client is still sending (libpq's pipeline-mode deadlock).
+    public static let pipelineRows = 256
+
+    private func pipeline(_ sql: String, _ rows: ArraySlice<[PostgresValue]>) throws(PostgresError) {
+        guard PQenterPipelineMode(connection) == 1 else { throw error(nil) }
+        defer { PQexitPipelineMode(connection) }
+        var unsent: PostgresError?
+        for row in rows {
+            let sent = withCStrings(row.map(\.text)) { pointers in
+                PQsendQueryParams(connection, sql, Int32(row.count), nil, pointers, nil, nil, 0)
+            }
+            if sent != 1 {
+                unsent = error(nil)
+                break
+            }
+        }
+        guard PQpipelineSync(connection) == 1 else { throw unsent ?? error(nil) }
+        var failure: PostgresError?
+        while true {
+            guard let result = PQgetResult(connection) else {
+                // NULL ends each statement's results; on a broken connection it is all there is.
+                if PQstatus(connection) != CONNECTION_OK { throw error(nil) }
+                continue
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            if status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_PIPELINE_ABORTED
+                && failure == nil
+            {
+                failure = error(result)
+            }
+            PQclear(result)
+        }
+        if let failure = failure ?? unsent { throw failure }
+    }
+
     /// Runs `sql`, one or more statements without parameters (a schema migration, a session setting).
     ///
     /// - Throws: ``PostgresError`` as ``execute(_:_:)``.

@@ -86,8 +86,7 @@ struct PostgresRunDatabase: RunDatabase {
     }
 
     func executeEach(_ sql: String, _ rows: [[StoreValue]]) throws {
-        let numbered = Self.numbered(sql)
-        for values in rows { try connection.execute(numbered, values.map(Self.parameter)) }
+        try connection.executeEach(Self.numbered(sql), rows.map { $0.map(Self.parameter) })
     }
 
     func lockRunsForOpening() throws {

@@ -51,6 +51,31 @@ import Testing
         #expect(try db.execute("SELECT 41 + 1").scalarInt == 42)
     }
 
+    @Test func executeEachPipelinesItsRowsAndStopsAtTheFirstFailure() throws {
+        let db = try PostgresConnection(url: try TestPostgres.freshDatabase())
+        try db.execute("CREATE TABLE t (id bigint PRIMARY KEY, name text)")
+        // More rows than one pipeline batch, the same effect as one statement after another (the second
+        // write of a key overwrites the first).
+        let rows: [[PostgresValue]] = (0..<1_000).map { [.integer(Int64($0 % 700)), .text("row \($0)")] }
+        try db.transaction {
+            try db.executeEach(
+                "INSERT INTO t VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = excluded.name", rows)
+        }
+        #expect(try db.execute("SELECT count(*) FROM t").scalarInt == 700)
+        #expect(try db.execute("SELECT name FROM t WHERE id = 5").scalar == "row 705")
+        #expect(try db.execute("SELECT name FROM t WHERE id = 699").scalar == "row 699")
+        // A duplicate key in the middle: the error is the statement's, and the transaction leaves nothing.
+        let bad: [[PostgresValue]] = (0..<600).map { [.integer(Int64(10_000 + ($0 == 400 ? 0 : $0))), .null] }
+        do {
+            try db.transaction { try db.executeEach("INSERT INTO t VALUES ($1, $2)", bad) }
+            Issue.record("a duplicate key was accepted")
+        } catch let error as PostgresError {
+            #expect(error.isUniqueViolation, "\(error)")
+        }
+        #expect(try db.execute("SELECT count(*) FROM t WHERE id >= 10000").scalarInt == 0)
+        #expect(try db.execute("SELECT 41 + 1").scalarInt == 42, "the connection goes on")
+    }
+
     @Test func aTransactionThatThrowsLeavesNothing() throws {
         let db = try PostgresConnection(url: try TestPostgres.freshDatabase())
         try db.execute("CREATE TABLE t (id bigint)")
