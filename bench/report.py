@@ -145,6 +145,22 @@ def main():
             met = rate is not None and rate >= 0.8 * target
         elif case == "latency-direct":
             goal = "the cap of the latency row"
+        elif case.startswith("workers-"):  # scripts/bench.sh workers_run: N processes sharing one run
+            one = by_case.get("workers-1", {}).get("rate")
+            n = int(case.split("-")[1])
+            if n == 1:
+                goal = "the base of the workers rows"
+            elif rate and one:
+                goal = "%.2fx the 1-process rate" % (rate / one) + (" (>= 3.5x)" if n == 4 else "")
+                met = rate >= 3.5 * one if n == 4 else "-"
+        elif case in ("noop-postgresql", "import-postgresql"):  # the shared store's cost beside SQLite's
+            base = by_case.get(case.replace("postgresql", "sqlite"), {})
+            if rate and base.get("rate"):
+                goal = "%.0f%% of the SQLite store's rate" % (100 * rate / base["rate"])
+                if c["cpu_ms"] and base.get("cpu_ms"):
+                    goal += ", CPU %.2fx" % (c["cpu_ms"] / base["cpu_ms"])
+        elif case in ("noop-sqlite", "import-sqlite"):
+            goal = "the base of the %s row" % case.replace("sqlite", "postgresql")
         if isinstance(met, bool):
             met = "yes" if met else "NO"
         if not note.startswith("exit 0") and note != "peer only" and "rejected" not in note:

@@ -13,8 +13,10 @@
 #   BENCH_NOOP (1000000), BENCH_LATENCY_ROWS (50000) in batches of BENCH_LATENCY_BATCH (1000)
 #   BENCH_PHRASES (2000) recovery phrases per phrase case (1 and 20 accounts each); the eth-account peer's
 #     20-account rows run on the first BENCH_PHRASE_PEER (100) of them, once (about 40 ms per account)
-#   BENCH_CASES: a subset of "create import keystore phrases sweep usage noop scale latency resume"
-#     (default all)
+#   BENCH_WORKERS_ROWS (6000) keys per workers case, in chunks of BENCH_WORKERS_BATCH (20), BENCH_WORKERS_PARALLEL
+#     (1) in flight per process; BENCH_STORE_NOOP (200000) and BENCH_STORE_ROWS (20000): the store cases
+#   BENCH_CASES: a subset of "create import keystore phrases sweep usage noop scale latency resume workers
+#     store" (default all)
 #   BENCH_ROUNDS (3): the create, import, keystore, no-op and latency cases and their peers run this many
 #     times, ours and the peer's alternating; each side's fastest round counts (peak RSS: the largest), so
 #     a slow spell of this shared machine during one side's run does not decide the ratio
@@ -45,11 +47,16 @@ SESSIONS=${BENCH_SESSIONS:-10000}
 NOOP=${BENCH_NOOP:-1000000}
 LATENCY_ROWS=${BENCH_LATENCY_ROWS:-50000}
 LATENCY_BATCH=${BENCH_LATENCY_BATCH:-1000}
+WORKERS_ROWS=${BENCH_WORKERS_ROWS:-6000}
+WORKERS_BATCH=${BENCH_WORKERS_BATCH:-20}
+WORKERS_PARALLEL=${BENCH_WORKERS_PARALLEL:-1}
+STORE_NOOP=${BENCH_STORE_NOOP:-200000}
+STORE_ROWS=${BENCH_STORE_ROWS:-20000}
 ROUNDS=${BENCH_ROUNDS:-3}
 SCALE_REPEATS=${BENCH_SCALE_REPEATS:-5}
 PHRASES=${BENCH_PHRASES:-2000}
 PHRASE_PEER=${BENCH_PHRASE_PEER:-100}
-CASES=${BENCH_CASES:-create import keystore phrases sweep usage noop scale latency resume}
+CASES=${BENCH_CASES:-create import keystore phrases sweep usage noop scale latency resume workers store}
 EMAIL=ops@example.com
 
 out=$root/bench/out
@@ -406,35 +413,44 @@ if wants scale; then
   done
 fi
 
-# latency_run NAME DELAY_MS: imports LATENCY_ROWS keys against `core serve` on a fresh home, through the
-# delay proxy when DELAY_MS > 0, directly otherwise.
-latency_run() {
-  local name=$1 delay=$2 home=$runs/$1/home url port serve_pid proxy_pid=
-  mkdir -p "$runs/$name"
+# serve_core NAME HOME DELAY_MS: `core serve` on HOME (fresh), through the delay proxy when DELAY_MS > 0;
+# sets CORE_URL and SERVED_PIDS, and signs HOME in to it.
+serve_core() {
+  local name=$1 home=$2 delay=$3 port
   fresh_home "$home"
   port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   "$wo" core serve --home "$home" --listen "127.0.0.1:$port" > "$runs/$name/serve.log" 2>&1 &
-  serve_pid=$!
-  url=http://127.0.0.1:$port
+  SERVED_PIDS=$!
+  CORE_URL=http://127.0.0.1:$port
   if [ "$delay" -gt 0 ]; then
     "$wb" delay-proxy --to "127.0.0.1:$port" --delay-ms "$delay" > "$runs/$name/proxy.txt" 2>&1 &
-    proxy_pid=$!
+    SERVED_PIDS="$SERVED_PIDS $!"
   fi
   for _ in $(seq 100); do
-    if curl -s -o /dev/null "http://127.0.0.1:$port/" && { [ -z "$proxy_pid" ] || [ -s "$runs/$name/proxy.txt" ]; }; then
+    if curl -s -o /dev/null "http://127.0.0.1:$port/" && { [ "$delay" -eq 0 ] || [ -s "$runs/$name/proxy.txt" ]; }; then
       break
     fi
     sleep 0.1
   done
-  if [ -n "$proxy_pid" ]; then url=$(head -1 "$runs/$name/proxy.txt"); fi
-  "$wo" login --dev --email "$EMAIL" --home "$home" --core "$url" > /dev/null
+  if [ "$delay" -gt 0 ]; then CORE_URL=$(head -1 "$runs/$name/proxy.txt"); fi
+  "$wo" login --dev --email "$EMAIL" --home "$home" --core "$CORE_URL" > /dev/null
+}
+
+# latency_run NAME DELAY_MS: imports LATENCY_ROWS keys against `core serve` on a fresh home, through the
+# delay proxy when DELAY_MS > 0, directly otherwise.
+latency_run() {
+  local name=$1 delay=$2 home=$runs/$1/home
+  mkdir -p "$runs/$name"
+  serve_core "$name" "$home" "$delay"
   log "$name: $LATENCY_ROWS imports against core serve (added RTT $((2 * delay)) ms), $parallel in flight"
   timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --var input="$(input_hex "$LATENCY_ROWS")" \
-    --var format=hex-csv --var core="$url" --var attestation_root="$home/attestation-root.pem" \
+    --var format=hex-csv --var core="$CORE_URL" --var attestation_root="$home/attestation-root.pem" \
     --var parallel=$parallel --var batch="$LATENCY_BATCH" --var output="$runs/$name/imported.csv" \
     --var rejects="$runs/$name/rejects.csv"
-  kill $serve_pid $proxy_pid 2> /dev/null || true
-  wait $serve_pid $proxy_pid 2> /dev/null || true
+  # shellcheck disable=SC2086
+  kill $SERVED_PIDS 2> /dev/null || true
+  # shellcheck disable=SC2086
+  wait $SERVED_PIDS 2> /dev/null || true
   rm -rf "$home"
 }
 
@@ -459,6 +475,104 @@ if wants latency; then
   record latency "$(rows_of "$runs/latency/imported.csv")" "$delayed_seconds" "$delayed_rss" - - \
     "$(floor import-eth)" "exit $delayed_status; parallel $parallel, RTT +20 ms (delay proxy), batch $LATENCY_BATCH"
 fi
+
+# A throwaway PostgreSQL cluster for the cases that share a run store (scripts/postgres.sh); each run gets a
+# database of its own. PG_URL is the server's maintenance database.
+PG_URL=
+pg_database() {
+  if [ -z "$PG_URL" ]; then PG_URL=$(scripts/postgres.sh start "$out/postgres"); fi
+  local name="bench_${1//[^a-z0-9]/_}_$RANDOM$RANDOM"
+  psql "$PG_URL" -q -c "CREATE DATABASE $name" > /dev/null
+  echo "${PG_URL%/postgres}/$name"
+}
+
+# workers_run NAME WORKERS: WORKERS_ROWS keys imported against a fresh `core serve` behind the delay proxy
+# (RTT +20 ms), by `walletops run` on a fresh PostgreSQL store and WORKERS-1 `walletops worker`s beside it
+# (each with the run's concurrency and a credential of its own: a copy of the run's home, whose core files
+# give `login --dev` the same development issuer, signed in again to the served core as another host would
+# be); the run's time is the case's (it ends when every chunk is done).
+workers_run() {
+  local name=$1 workers=$2 home=$runs/$1/home store pids= i
+  mkdir -p "$runs/$name"
+  serve_core "$name" "$home" 10
+  store=$(pg_database "$name")
+  for i in $(seq 2 "$workers"); do
+    rm -rf "$runs/$name/worker-$i"
+    cp -a "$home" "$runs/$name/worker-$i"
+    "$wo" login --dev --email "$EMAIL" --home "$runs/$name/worker-$i" --core "$CORE_URL" > /dev/null
+    "$wo" worker --home "$runs/$name/worker-$i" --core "$CORE_URL" --store "$store" --poll 20ms \
+      --idle-exit 60s > "$runs/$name/worker-$i.txt" 2>&1 &
+    pids="$pids $!"
+  done
+  log "$name: $WORKERS_ROWS imports, $workers process(es) on one PostgreSQL store, RTT +20 ms," \
+    "$WORKERS_PARALLEL chunk(s) of $WORKERS_BATCH in flight each"
+  timed "$name" "$wo" run jobs/import-keys.yaml --home "$home" --store "$store" \
+    --var input="$(input_hex "$WORKERS_ROWS")" --var format=hex-csv --var core="$CORE_URL" \
+    --var attestation_root="$home/attestation-root.pem" --var parallel="$WORKERS_PARALLEL" \
+    --var batch="$WORKERS_BATCH" --var output="$runs/$name/imported.csv" --var rejects="$runs/$name/rejects.csv"
+  # shellcheck disable=SC2086
+  kill -TERM $pids $SERVED_PIDS 2> /dev/null || true
+  # shellcheck disable=SC2086
+  wait $pids $SERVED_PIDS 2> /dev/null || true
+  rm -rf "$home"
+}
+
+if wants workers; then
+  for n in 1 2 4; do
+    BEST_SECONDS= BEST_RSS= BEST_STATUS=0
+    for round in $(seq "$ROUNDS"); do
+      workers_run "workers-$n" "$n"
+      best_round
+    done
+    record "workers-$n" "$(rows_of "$runs/workers-$n/imported.csv")" "$BEST_SECONDS" "$BEST_RSS" - - \
+      "$(floor import-eth)" "exit $BEST_STATUS; $n process(es), parallel $WORKERS_PARALLEL, batch $WORKERS_BATCH, RTT +20 ms"
+  done
+fi
+
+# The cost of the shared store: the no-op engine case and the hex import on a PostgreSQL store beside the
+# same on SQLite, alternating in each round (fastest of each side).
+if wants store; then
+  input=$inputs/noop-$STORE_NOOP.csv
+  [ -f "$input" ] || { echo n; seq 1 "$STORE_NOOP"; } > "$input"
+  hex=$(input_hex "$STORE_ROWS")
+  # The fastest round of each case and side, keyed "noop-sqlite", "import-postgresql", ...
+  declare -A store_seconds=() store_rss=() store_status=()
+  # store_round CASE SIDE CMD...: one timed round of CASE on SIDE, kept when it is the fastest.
+  store_round() {
+    local key=$1-$2
+    shift 2
+    BEST_SECONDS=${store_seconds[$key]:-} BEST_RSS=${store_rss[$key]:-} BEST_STATUS=${store_status[$key]:-0}
+    timed "$key" "$@"
+    best_round
+    store_seconds[$key]=$BEST_SECONDS store_rss[$key]=$BEST_RSS store_status[$key]=$BEST_STATUS
+  }
+  for round in $(seq "$ROUNDS"); do
+    for side in sqlite postgresql; do
+      home=$runs/store-$side/home
+      mkdir -p "$runs/store-$side"
+      fresh_home "$home"
+      store=$home/runs.sqlite
+      if [ "$side" = postgresql ]; then store=$(pg_database noop); fi
+      log "store: $STORE_NOOP no-op items on $side (round $round of $ROUNDS)"
+      store_round noop "$side" "$wo" run bench/playbooks/noop.yaml --home "$home" --store "$store" --var input="$input"
+      fresh_home "$home"
+      store=$home/runs.sqlite
+      if [ "$side" = postgresql ]; then store=$(pg_database import); fi
+      log "store: $STORE_ROWS hex imports on $side (round $round of $ROUNDS)"
+      store_round import "$side" "$wo" run jobs/import-keys.yaml --home "$home" --store "$store" --var input="$hex" \
+        --var format=hex-csv --var output="$runs/store-$side/imported.csv" --var rejects="$runs/store-$side/rejects.csv"
+      rm -rf "$home"
+    done
+  done
+  for side in sqlite postgresql; do
+    record "noop-$side" "$([ "${store_status[noop-$side]}" -eq 0 ] && echo "$STORE_NOOP" || echo 0)" \
+      "${store_seconds[noop-$side]}" "${store_rss[noop-$side]}" - - "$(floor noop)" \
+      "exit ${store_status[noop-$side]}; run store $side"
+    record "import-$side" "$(rows_of "$runs/store-$side/imported.csv")" "${store_seconds[import-$side]}" \
+      "${store_rss[import-$side]}" - - "$(floor import-eth)" "exit ${store_status[import-$side]}; run store $side"
+  done
+fi
+if [ -n "$PG_URL" ]; then scripts/postgres.sh stop "$out/postgres" > /dev/null; fi
 
 # kill_at NAME OUTPUT BYTES CMD...: starts CMD in the background and SIGKILLs it once OUTPUT holds BYTES
 # (polled every 5 ms: a stat, not a read); sets KILLED_AT (the data rows then) and KILLED (1 when the signal

@@ -16,9 +16,11 @@ public struct Leasing: Sendable {
     /// How often a process with nothing left to claim looks again (for lapsed leases, and for the end).
     public var poll: Duration
 
-    /// A lease of 30 s renewed every 10 s: a holder that stops answering loses its chunk within 30 s.
+    /// A lease of 30 s renewed every 10 s: a holder that stops answering loses its chunk within 30 s. The
+    /// run's own process looks every 100 ms whether the chunks others hold are done: the step's end
+    /// waits at most that long on the last of them.
     public init(
-        owner: String, lease: Duration = .seconds(30), heartbeat: Duration? = nil, poll: Duration = .seconds(1)
+        owner: String, lease: Duration = .seconds(30), heartbeat: Duration? = nil, poll: Duration = .milliseconds(100)
     ) {
         self.owner = owner
         self.lease = lease
@@ -93,9 +95,11 @@ extension Engine {
         }
         let workers = min(step.concurrency, plan.concurrency)
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<workers {
+            for worker in 0..<workers {
+                // One task of the run's own process waits for the chunks others hold (and takes over lapsed
+                // ones); the rest end when nothing is left to claim.
                 group.addTask {
-                    await self.claimAndWork(runtime, action, leasing: leasing, waitForAll: coordinating)
+                    await self.claimAndWork(runtime, action, leasing: leasing, waitForAll: coordinating && worker == 0)
                 }
             }
         }
@@ -149,7 +153,7 @@ extension Engine {
                 if let chunks, done >= chunks { return }
                 try await realClock.sleep(until: realClock.now() + leasing.poll)
             } catch {
-                if !isRunning { return }
+                if !isRunning || error is CancellationError { return }
                 abort("step '\(step.id)': cannot read its chunks: \(error)")
                 return
             }
