@@ -53,7 +53,8 @@ extension RunStore {
     }
 
     /// Claims a chunk of `step` for `owner` until `lease` from now: first a chunk whose holder's lease
-    /// lapsed (the lowest), else the next chunk never claimed; nil when every chunk is done or held.
+    /// lapsed (the lowest), else the next chunk never claimed; nil when every chunk is done or held, or
+    /// when the run is not running (its own process stopped it: workers stop taking its chunks).
     ///
     /// A lapsed chunk is taken with a guarded update (still running, still lapsed, the epoch it was seen
     /// at), so a holder that completed it in the meantime keeps its completion. Rows are claimed with
@@ -68,6 +69,10 @@ extension RunStore {
             else {
                 throw RunStoreError(.database, runID: runID, "step '\(step)' of run \(runID) is not worked in chunks")
             }
+            guard
+                try db.rows("SELECT status FROM runs WHERE id = ?", [.integer(runID)]).first?[0].string
+                    == RunStatus.running.rawValue
+            else { return nil }
             let now = try db.currentTime()
             let until = now + lease.seconds
             let lapsed = try db.rows(

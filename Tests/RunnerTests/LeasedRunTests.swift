@@ -175,4 +175,17 @@ import Testing
         let output = try String(contentsOfFile: dir.path("out.csv"), encoding: .utf8)
         #expect(output == "n,double\r\n" + (1...1_000).map { "\($0),\(2 * $0)\r\n" }.joined())
     }
+
+    @Test(arguments: StoreKind.allCases) func noChunkIsClaimedOnceTheRunStopped(_ kind: StoreKind) async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(location: try kind.location(in: dir))
+        let handle = try await store.openRun(Self.identity)
+        try await store.prepareChunks(runID: handle.runID, step: "s", chunkSize: 10, total: 100)
+        #expect(try await store.claimChunk(runID: handle.runID, step: "s", owner: "w", lease: .seconds(5)) != nil)
+        #expect(try await store.openChunkSteps().map(\.runID) == [handle.runID])
+        try await handle.finish(status: .interrupted, message: "stopped")
+        #expect(try await store.claimChunk(runID: handle.runID, step: "s", owner: "w", lease: .seconds(5)) == nil)
+        #expect(try await store.openChunkSteps().isEmpty)
+    }
 }
