@@ -178,5 +178,16 @@ import Testing
         #expect(owners.standardOutput.split(separator: "\n").count == 1, "only the run claimed: \(owners)")
         #expect(runner.terminationStatus == 0, "\(world.read(runLog.lastPathComponent))")
         #expect(JobsEndToEndTests.parseCSV(world.read("imported.csv")).count == 5_000)
+        // No key entered the shared store: every row of every table of its schema, as text.
+        let dump = try BuiltBinary.run(
+            [
+                "-c",
+                "for t in $(psql '\(store)' -At -c \"SELECT table_name FROM information_schema.tables "
+                    + "WHERE table_schema = 'walletops'\"); do psql '\(store)' -At -c \"SELECT t::text FROM "
+                    + "walletops.$t t\"; done",
+            ], executable: "/bin/sh")
+        #expect(dump.standardOutput.contains("import-keys"), "the dump has the run's rows")
+        let leaked = keys.split(separator: "\n").dropFirst().filter { dump.standardOutput.contains($0) }
+        #expect(leaked.isEmpty, "\(leaked.count) keys are in the run store")
     }
 }
