@@ -35,7 +35,10 @@ struct WorkerCommand: Command {
                 Exit codes: 0 stopped by --max-runs or --idle-exit, 1 a run's items failed here,
                 65 a run was refused (its inputs differ here), 75 interrupted (SIGINT/SIGTERM).
                 """,
-            options: [Self.maxRuns, Self.concurrency, Self.idleExit, Self.poll] + RunOptions.running)
+            options: [
+                Self.maxRuns, Self.concurrency, Self.idleExit, Self.poll, CommonOptions.home, CommonOptions.store,
+                CommonOptions.core, RunOptions.grace, RunOptions.lease,
+            ])
     }
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {

@@ -191,3 +191,16 @@ import Testing
         #expect(leaked.isEmpty, "\(leaked.count) keys are in the run store")
     }
 }
+
+extension WorkerEndToEndTests {
+    @Test func aWorkerNeedsASharedStore() throws {
+        let home = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "WALLETOPS_RUN_STORE")
+        let result = try BuiltBinary.run(
+            ["worker", "--home", home.path, "--idle-exit", "1s"], environment: environment)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.standardError.contains("walletops worker needs a shared run store"), "\(result)")
+    }
+}
