@@ -104,6 +104,18 @@ private func startServer(
     return try WaasHTTPServer.start(handler: handler, wellKnown: wellKnown, configuration: configuration)
 }
 
+/// A request to `server` fails before it is delivered (connection refused): the server takes no new
+/// connection.
+private func expectRefused(_ server: WaasHTTPServer, _ comment: Comment) async throws {
+    do {
+        _ = try await HTTPTransport(baseURL: server.baseURL, timeout: 5).send(
+            WaasHTTPRequest(path: "/v1/WaasPublic/Status", body: []))
+        Issue.record(comment)
+    } catch let error as TransportError {
+        #expect(!error.mayHaveBeenDelivered, "refused, not cut: \(error)")
+    }
+}
+
 @Suite struct WaasHTTPServerTests {
     @Test func bindsAFreePortAndRefusesATakenOne() async throws {
         let server = try startServer()
@@ -323,24 +335,12 @@ private func startServer(
         // Draining: new connections are refused while the slow request (10 s, so a starved test pool still
         // gets here first) still runs.
         #expect(handler.finished.withLock { $0 } == 0)
-        do {
-            _ = try await HTTPTransport(baseURL: server.baseURL, timeout: 5).send(
-                WaasHTTPRequest(path: "/v1/WaasPublic/Status", body: []))
-            Issue.record("a draining server accepted a new connection")
-        } catch let error as TransportError {
-            #expect(!error.mayHaveBeenDelivered, "refused, not cut: \(error)")
-        }
+        try await expectRefused(server, "a draining server accepted a new connection")
         let reply = try await slow.value
         #expect(reply.status == 200)
         await stopping.value
         #expect(handler.finished.withLock { $0 } == 1)
-        do {
-            _ = try await HTTPTransport(baseURL: server.baseURL, timeout: 5).send(
-                WaasHTTPRequest(path: "/v1/WaasPublic/Status", body: []))
-            Issue.record("a stopped server answered")
-        } catch let error as TransportError {
-            #expect(!error.mayHaveBeenDelivered)
-        }
+        try await expectRefused(server, "a stopped server answered")
     }
 
     @Test func handlersStillRunningAfterTheGracePeriodGet503() async throws {
@@ -360,21 +360,27 @@ private func startServer(
         try expectOMSError(reply.body, status: 503, code: 7100, name: "InternalError")
     }
 
-    @Test func stoppingTwiceIsSafe() async throws {
+    @Test(.timeLimit(.minutes(1))) func stoppingTwiceIsSafe() async throws {
         let server = try startServer()
+        let reply = try await HTTPTransport(baseURL: server.baseURL).send(
+            WaasHTTPRequest(path: "/v1/Waas/Echo", body: Array("before".utf8)))
+        #expect(reply.status == 200)
+        #expect(try JSONDecoder().decode(Echo.self, from: Data(reply.body)).bodyHex == Hex.encode(Array("before".utf8)))
         async let first: Void = server.stop()
         async let second: Void = server.stop()
         _ = await (first, second)
         await server.stop()
         await server.waitUntilStopped()
+        try await expectRefused(server, "a server stopped three times answered")
     }
 
-    @Test func runUntilSignalledReturnsWhenStoppedAnotherWay() async throws {
+    @Test(.timeLimit(.minutes(1))) func runUntilSignalledReturnsWhenStoppedAnotherWay() async throws {
         let server = try startServer()
         let running = Task { await server.runUntilSignalled([SIGUSR1], grace: .seconds(1)) }
         try await Task.sleep(for: .milliseconds(50))
         await server.stop()
         await running.value
+        try await expectRefused(server, "runUntilSignalled returned while the server still answered")
     }
 
     @Test func oversizedHeadersAreRefused() async throws {

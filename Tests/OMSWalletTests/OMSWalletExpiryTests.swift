@@ -17,10 +17,12 @@ import Testing
         let expiresAt = try #require(snapshot.expiresAt)
         let recorder = ExpiryRecorder()
         let observation = sdk.wallet.addSessionExpiredObserver { event in recorder.record(event) }
+        let deadline = expiresAt.addingTimeInterval(-30)
+        try await waitUntil { clock.sleeperDeadlines == [deadline] }
 
-        // One second before the effective expiry: nothing.
+        // One second before the effective expiry: the timer still waits for its deadline, so nothing fired.
         clock.advance(by: expiresAt.timeIntervalSince(clock.now()) - 31)
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(clock.sleeperDeadlines == [deadline])
         #expect(recorder.received.isEmpty)
         #expect(sdk.wallet.hasActiveSession)
 
@@ -28,11 +30,13 @@ import Testing
         #expect(await recorder.wait(for: 1))
         let event = try #require(recorder.received.first)
         #expect(event.session == snapshot)
-        #expect(event.expiredAt == expiresAt.addingTimeInterval(-30))
+        #expect(event.expiredAt == deadline)
 
-        // Never again, however far time moves.
+        // Never again, however far time moves: no timer is left to wake (the event is sent after the
+        // timer is done, so a new one would be waiting by now).
+        #expect(clock.sleeperCount == 0)
         clock.advance(by: 86_400)
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(clock.sleeperCount == 0)
         #expect(recorder.received.count == 1)
 
         // The expired session is not used: no request leaves.
@@ -52,11 +56,16 @@ import Testing
         let sdk = try await fixture.signedIn(clock: clock)
         let recorder = ExpiryRecorder()
         let cancelled = sdk.wallet.addSessionExpiredObserver { event in recorder.record(event) }
+        // Registered after the cancelled one, so it is called after it: once it has the event, the
+        // cancelled observer's turn has passed.
+        let kept = ExpiryRecorder()
+        let observation = sdk.wallet.addSessionExpiredObserver { event in kept.record(event) }
         cancelled.cancel()
         cancelled.cancel()
         clock.advance(by: 604_800)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await kept.wait(for: 1))
         #expect(recorder.received.isEmpty)
+        withExtendedLifetime((observation, sdk)) {}
     }
 
     @Test func releasingTheObservationStopsIt() async throws {
@@ -89,8 +98,9 @@ import Testing
         try await waitUntil { clock.sleeperCount == 1 }
         try restored.wallet.signOut()
         try await waitUntil { clock.sleeperCount == 0 }
+        // No timer waits on the clock, so moving it wakes nothing.
         clock.advance(by: 604_800)
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(clock.sleeperCount == 0)
         #expect(recorder.received.isEmpty)
         withExtendedLifetime((observation, restored)) {}
     }
@@ -111,7 +121,9 @@ import Testing
         try await waitUntil { clock.sleeperDeadlines == [renewedDeadline] }
         clock.advance(by: 604_800 - 1_000)
         #expect(await recorder.wait(for: 1))
-        try await Task.sleep(for: .milliseconds(100))
+        // The old timer was cancelled before the clock moved (only the new deadline was waiting), so the
+        // one event is the new session's and no timer is left.
+        #expect(clock.sleeperCount == 0)
         #expect(recorder.received.count == 1)
         #expect(recorder.received.first?.session == renewed)
         withExtendedLifetime((observation, sdk)) {}

@@ -5,7 +5,9 @@ import Testing
 @testable import Playbook
 
 /// Every file in Tests/Fixtures/playbooks/broken has a sidecar `.expected` listing the exact
-/// `file:line:col: error: message` lines validation must produce, in order.
+/// `file:line:col: error: message` lines validation must produce, in order. To write or review one,
+/// `walletops validate FILE` prints the same lines (run from the folder, so `file` is the bare name), and a
+/// mismatch here prints what validation reported.
 @Suite struct BrokenPlaybookTests {
     static let directory = Fixtures.url("playbooks/broken")
 
@@ -28,7 +30,7 @@ import Testing
             let expected = try String(contentsOf: expectedURL, encoding: .utf8)
                 .split(separator: "\n").map(String.init)
             let actual = try Self.actual(name)
-            #expect(actual == expected, "\(name)")
+            #expect(actual == expected, "\(name) reports:\n\(actual.joined(separator: "\n"))")
             tally.ran()
         }
         tally.report()
@@ -36,15 +38,6 @@ import Testing
         let sidecars = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
             .filter { $0.hasSuffix(".expected") }
         #expect(sidecars.count == tally.ran, "every .expected file has its .yaml")
-    }
-
-    /// Prints what validation says for every broken file (used to review the `.expected` files).
-    @Test func dumpActual() throws {
-        guard ProcessInfo.processInfo.environment["PLAYBOOK_DUMP"] != nil else { return }
-        for name in try Self.cases() {
-            print("== \(name)")
-            for line in try Self.actual(name) { print(line) }
-        }
     }
 
     @Test func allErrorsAreReportedAtOnce() throws {

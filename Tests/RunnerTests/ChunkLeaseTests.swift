@@ -57,9 +57,10 @@ import Testing
         defer { dir.remove() }
         let store = try RunStore(location: try kind.location(in: dir))
         let runID = try await Self.run(store)
-        // Claimed first with a long lease, so that however loaded the machine, only the second one lapses.
+        // Claimed first with a long lease, so that however loaded the machine, only the second one lapses
+        // (10 s was not enough once: a starved test process took longer between the two claims).
         let held = try #require(
-            try await store.claimChunk(runID: runID, step: "s", owner: "renewing", lease: .seconds(10)))
+            try await store.claimChunk(runID: runID, step: "s", owner: "renewing", lease: .seconds(600)))
         let old = try #require(
             try await store.claimChunk(runID: runID, step: "s", owner: "slow", lease: .milliseconds(200)))
         #expect(try await store.renew(held, for: .seconds(60)))
