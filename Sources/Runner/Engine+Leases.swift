@@ -392,39 +392,29 @@ extension Engine {
         guard let checkpoint, let leasing = options.leasing else {
             throw PlanError("joining a run needs its run store and a leasing configuration")
         }
-        let first = control.withLock { state -> Bool in
-            defer { state.ran = true }
-            return !state.ran
-        }
-        guard first else { throw PlanError("an engine runs its plan once; make a new Engine to run again") }
-        _ = phase.compareExchange(
-            expected: Phase.idle.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing)
         let started = realClock.now()
         let open = Set(try await checkpoint.store.openChunkSteps().filter { $0.runID == checkpoint.runID }.map(\.step))
         let outputs = try await checkpoint.finishedStepOutputs()
         finishedOutputs.withLock { $0 = outputs }
-        let task = Task {
-            for (index, step) in plan.steps.enumerated() where open.contains(step.id) && isRunning {
+        return try await launch {
+            for (index, step) in self.plan.steps.enumerated() where open.contains(step.id) && self.isRunning {
                 guard let action = step.action as? any ChunkAction else { continue }
                 let runtime = StepRuntime(
-                    index: index, step: step, budget: step.failureBudget ?? plan.failureBudget,
-                    progress: progressState[index], now: options.clock.now(), outputs: outputs)
+                    index: index, step: step, budget: step.failureBudget ?? self.plan.failureBudget,
+                    progress: self.progressState[index], now: self.options.clock.now(), outputs: outputs)
                 runtime.progress.withLock { $0.status = .running }
-                await runLeasedChunks(runtime, action: action, leasing: leasing, coordinating: false)
+                await self.runLeasedChunks(runtime, action: action, leasing: leasing, coordinating: false)
                 runtime.progress.withLock { $0.status = .succeeded }
             }
+            let (abortReason, stopReason, graceTask) = self.control.withLock {
+                ($0.abortReason, $0.stopReason, $0.graceTask)
+            }
+            graceTask?.cancel()
+            let steps = self.progressState.map { $0.withLock { $0 } }
+            let status: RunStatus = abortReason != nil ? .aborted : (self.isRunning ? .completed : .interrupted)
+            return RunSummary(
+                runID: checkpoint.runID, status: status, reason: abortReason ?? (self.isRunning ? nil : stopReason),
+                steps: steps, elapsed: self.realClock.now() - started)
         }
-        await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            self.cancelNow()
-        }
-        let (abortReason, stopReason, graceTask) = control.withLock { ($0.abortReason, $0.stopReason, $0.graceTask) }
-        graceTask?.cancel()
-        let steps = progressState.map { $0.withLock { $0 } }
-        let status: RunStatus = abortReason != nil ? .aborted : (isRunning ? .completed : .interrupted)
-        return RunSummary(
-            runID: checkpoint.runID, status: status, reason: abortReason ?? (isRunning ? nil : stopReason),
-            steps: steps, elapsed: realClock.now() - started)
     }
 }

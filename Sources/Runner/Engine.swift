@@ -104,15 +104,21 @@ public final class Engine: Sendable {
 
     /// Runs the plan once. Cancelling the calling task cancels in-flight items like a second `stop()`.
     public func run() async throws -> RunSummary {
+        try await launch { await self.body() }
+    }
+
+    /// Runs `work` as the engine's one run (``run()`` or ``join()``): a second call throws. A second
+    /// `stop()` or the caller's cancellation cancels `work`'s task.
+    func launch(_ work: @escaping @Sendable () async -> RunSummary) async throws -> RunSummary {
         let first = control.withLock { state -> Bool in
             defer { state.ran = true }
             return !state.ran
         }
         guard first else { throw PlanError("an engine runs its plan once; make a new Engine to run again") }
-        // A stop() that came before run() left the phase draining: the run then ends at once, interrupted.
+        // A stop() that came before the run left the phase draining: the run then ends at once, interrupted.
         _ = phase.compareExchange(
             expected: Phase.idle.rawValue, desired: Phase.running.rawValue, ordering: .acquiringAndReleasing)
-        let task = Task { await self.body() }
+        let task = Task { await work() }
         control.withLock { $0.task = task }
         return await withTaskCancellationHandler {
             await task.value

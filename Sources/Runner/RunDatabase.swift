@@ -53,6 +53,10 @@ protocol RunDatabase {
 
 extension RunDatabase {
     @discardableResult func execute(_ sql: String) throws -> Int { try execute(sql, []) }
+
+    /// A lease end already past by the database's clock: a chunk leased until then is claimed at once
+    /// (its in-flight items probed) instead of when its lease would have run out.
+    func lapsedLeaseEnd() throws -> StoreValue { .real(try currentTime() - 1) }
     func rows(_ sql: String) throws -> [[StoreValue]] { try rows(sql, []) }
 
     func scalarInt(_ sql: String, _ values: [StoreValue] = []) throws -> Int64? {

@@ -177,7 +177,7 @@ extension RunStore {
                   SELECT DISTINCT item_index / ? FROM items WHERE run_id = ? AND step = ? AND state = 'failed')
                 """,
                 [
-                    .real(try db.currentTime() - 1), .integer(runID), .text(step), .integer(size), .integer(runID),
+                    try db.lapsedLeaseEnd(), .integer(runID), .text(step), .integer(size), .integer(runID),
                     .text(step),
                 ])
         }
@@ -192,7 +192,7 @@ extension RunStore {
                 "UPDATE chunk_leases SET lease_until = ? WHERE run_id = ? AND step = ? AND chunk = ? AND epoch = ? "
                     + "AND state = 'running'",
                 [
-                    .real(try db.currentTime() - 1), .integer(lease.runID), .text(lease.step), StoreValue(lease.chunk),
+                    try db.lapsedLeaseEnd(), .integer(lease.runID), .text(lease.step), StoreValue(lease.chunk),
                     .integer(lease.epoch),
                 ])
         }

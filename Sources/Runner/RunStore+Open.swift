@@ -179,7 +179,7 @@ extension RunStore {
             // items probed) at once rather than when their leases run out.
             try db.execute(
                 "UPDATE chunk_leases SET lease_until = ? WHERE run_id = ? AND owner = ? AND state = 'running'",
-                [.real(try db.currentTime() - 1), .integer(run.id), .text("\(holderHost):\(holderPID)")])
+                [try db.lapsedLeaseEnd(), .integer(run.id), .text("\(holderHost):\(holderPID)")])
         }
         try db.execute(
             "UPDATE runs SET lock_pid = ?, lock_host = ?, lock_heartbeat = ? WHERE id = ?",
