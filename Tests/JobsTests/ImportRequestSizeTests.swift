@@ -64,34 +64,6 @@ import WalletCrypto
         #expect(chunks.flatMap { $0 } == references)
     }
 
-    /// A core that takes 1,000 at most refuses the first request whole; the batch goes again in requests
-    /// of 1,000, and so does the next batch, without another refusal.
-    @Test func anOlderCoresRefusalLowersTheLimitForTheRun() async throws {
-        let calls = Mutex<[Int]>([])
-        let call: ([ImportItem]) async throws -> [ImportItemResult] = { chunk in
-            calls.withLock { $0.append(chunk.count) }
-            guard chunk.count <= 1000 else {
-                throw WaasError(.invalidRequest, "wallets has \(chunk.count) items; ImportWallets takes 1 to 1000")
-            }
-            return Self.imported(chunk)
-        }
-        let limit = ImportTransport.RequestLimit()
-        let first = try await ImportTransport.importChunks(try Self.items(2500) { "a\($0)" }, limit: limit, call: call)
-        #expect(first.count == 2500)
-        #expect(calls.withLock { $0 } == [2500, 1000, 1000, 500])
-        #expect(limit.current == 1000)
-        _ = try await ImportTransport.importChunks(try Self.items(1500) { "b\($0)" }, limit: limit, call: call)
-        #expect(calls.withLock { $0 } == [2500, 1000, 1000, 500, 1000, 500])
-        // Any other refusal is the caller's to handle, and leaves the limit alone.
-        let other = ImportTransport.RequestLimit()
-        await #expect(throws: WaasError.self) {
-            _ = try await ImportTransport.importChunks(try Self.items(10) { "c\($0)" }, limit: other) { _ in
-                throw WaasError(.invalidRequest, "keyMaterial.suite x is not the recipient key's")
-            }
-        }
-        #expect(other.current == ImportWalletsRequest.maxWallets)
-    }
-
     /// `batch` and `parallel` left at 0: 3,000-row chunks three at a time (with the one the engine's feed
     /// holds, 12,000 rows, so memory is flat from 10,000 rows up), one keystore a chunk as many at a time as
     /// the decryption pool has slots,

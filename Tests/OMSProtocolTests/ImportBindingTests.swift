@@ -31,7 +31,6 @@ import WalletCrypto
         #expect(Set(all).count == 1000)
         #expect(!all.contains(ImportBinding.aad(networkFamily: .evm, reference: "r")))
         #expect(ImportWalletsRequest.maxWallets == 4000)
-        #expect(ImportWalletsRequest.legacyMaxWallets == 1000)
     }
 
     @Test func suitesMapToTheirRFC9180Identifiers() {

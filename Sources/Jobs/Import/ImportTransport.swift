@@ -55,61 +55,23 @@ struct ImportTransport: Sendable {
     /// calls (``importChunks(_:limit:call:)``). The core answers a key it already holds with the holding
     /// wallet when it is the caller's (`alreadyImported`), so nothing is derived on the client.
     ///
-    /// A served core built before the limit rose refuses a request above 1,000 keys as a whole (nothing
-    /// imported, its recipient key unused): the batch is sent again in requests of 1,000, and so is every
-    /// later one.
-    ///
     /// The batches in flight reach the core together: it takes a request's nonce as the request arrives,
     /// before the batch's CPU work, so batches signed in order are admitted in order and prepared at the
     /// same time (docs/import.md "Batched import"); the rare one that arrives out of order is refused
     /// before its work is used and sent again under a fresh nonce by the client.
     static func batched(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
-        let limit = RequestLimit()
-        return ImportTransport { items, requestMade in
-            try await importChunks(items, limit: limit) { chunk in
+        ImportTransport { items, requestMade in
+            try await importChunks(items) { chunk in
                 requestMade()
                 return try await client.importWallets(chunk, verifier: verifier)
             }
         }
     }
 
-    /// The keys per ImportWallets request for the rest of a run: ``ImportWalletsRequest/maxWallets`` until
-    /// a core refuses that many.
-    final class RequestLimit: Sendable {
-        private let value = Mutex(ImportWalletsRequest.maxWallets)
-        var current: Int { value.withLock { $0 } }
-        func lower(to limit: Int) { value.withLock { $0 = min($0, limit) } }
-    }
-
-    /// ``importChunks(_:limit:call:)`` under `limit`, sent again in requests of
-    /// ``ImportWalletsRequest/legacyMaxWallets`` (and `limit` lowered for later batches) when the core
-    /// refuses a request for its size.
-    static func importChunks(
-        _ items: [ImportRequestItem], limit: RequestLimit, call: ([ImportItem]) async throws -> [ImportItemResult]
-    ) async throws -> [ImportItemReply] {
-        while true {
-            let current = limit.current
-            do {
-                return try await importChunks(items, limit: current, call: call)
-            } catch let error as WaasError
-                where current > ImportWalletsRequest.legacyMaxWallets && isRefusedForSize(error)
-            {
-                limit.lower(to: ImportWalletsRequest.legacyMaxWallets)
-            }
-        }
-    }
-
-    /// Whether `error` is a core's refusal of a request for its number of keys (then nothing of it was
-    /// imported): "wallets has N items; ImportWallets takes 1 to M".
-    static func isRefusedForSize(_ error: WaasError) -> Bool {
-        error.code == .invalidRequest && error.message.contains("ImportWallets takes 1 to")
-    }
-
     /// `items` as `Waas/ImportWallets` calls (`call`, in order) of at most `limit` keys and
-    /// ``ImportWalletsRequest/maxWalletsBytes`` of JSON each, answered per item.
-    ///
-    /// A refusal of one call for its size ends the batch there: the caller sends the whole batch again
-    /// under the lower limit, and the keys the earlier calls imported come back as `alreadyImported`.
+    /// ``ImportWalletsRequest/maxWalletsBytes`` of JSON each, answered per item. A refused call ends the
+    /// batch there (its error is thrown); sent again, the keys the earlier calls imported come back as
+    /// `alreadyImported`.
     static func importChunks(
         _ items: [ImportRequestItem], limit: Int = ImportWalletsRequest.maxWallets,
         call: ([ImportItem]) async throws -> [ImportItemResult]
@@ -144,7 +106,8 @@ struct ImportTransport: Sendable {
     }
 
     /// ``batched(client:verifier:)``, or ``singleKey(client:verifier:directory:)`` for the rest of the
-    /// run once the core answers that it has no `Waas/ImportWallets` (a served core of an older build).
+    /// run once the core answers that it has no `Waas/ImportWallets` (an OMS core without walletops' batch
+    /// extension, which has the official schema's ImportWallet only).
     static func automatic(client: WaasClient, verifier: AttestationVerifier) -> ImportTransport {
         let batched = batched(client: client, verifier: verifier)
         let single = singleKey(client: client, verifier: verifier, directory: WalletDirectory(client: client))

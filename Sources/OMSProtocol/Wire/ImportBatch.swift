@@ -43,10 +43,6 @@ public struct ImportWalletsRequest: Codable, Hashable, Sendable {
     /// share is a quarter of that (docs/import.md "Batch size").
     public static let maxWallets = 4000
 
-    /// The limit of walletops cores built before it rose to ``maxWallets``: a client refused for its
-    /// batch's size sends that batch again in requests of this many.
-    public static let legacyMaxWallets = 1000
-
     /// The items to reserve room for when reading a request or reply of `bytes` bytes: no item or result
     /// takes fewer than 40, and never more than ``maxWallets`` (a one-key reply does not reserve 4,000).
     static func expectedItems(inBytes bytes: Int) -> Int { min(maxWallets, bytes / 40 + 1) }
