@@ -5,9 +5,9 @@ import Foundation
 import PackageDescription
 
 /// scrypt's memory-hard core is compiled with optimization in debug builds too when
-/// WALLETOPS_OPTIMIZE_SCRYPT_KERNEL is set, as `make` sets it: unoptimized, its vector code took 93 s for
-/// one n = 2^18 ROMix (0.55 s optimized), which the keystore tests of a debug build cannot afford. Not by
-/// default: a package with unsafe flags cannot be another package's dependency (the SDK's users).
+/// WALLETOPS_OPTIMIZE_SCRYPT_KERNEL is set, as `make` sets it: unoptimized, its vector code is too slow
+/// for the keystore tests of a debug build (docs/bench.md "Keystore files"). Not by default: a package
+/// with unsafe flags cannot be another package's dependency (the SDK's users).
 let scryptKernelSettings: [SwiftSetting] =
     ProcessInfo.processInfo.environment["WALLETOPS_OPTIMIZE_SCRYPT_KERNEL"] == nil ? [] : [.unsafeFlags(["-O"])]
 

@@ -98,11 +98,10 @@ public final class SQLiteDatabase {
         _ = walletops_sqlite_disable_memstatus()
     }()
 
-    /// Gives the pages of freed heap memory back to the system (glibc `malloc_trim`, every arena). A bulk
-    /// write frees megabytes at its end (the savepoint journal, kept in memory, in 1 KiB chunks, and the
-    /// pages it read), which glibc otherwise keeps mapped: a 100,000-key import that calls this after each
-    /// bulk commit peaked at 72.5-74.3 MiB instead of 76.8-79.0, for 0.05-0.1 s more system time (34 calls,
-    /// and the pages touched again). Process-wide.
+    /// Gives the pages of freed heap memory back to the system (glibc `malloc_trim`, every arena).
+    /// Process-wide. Why: a bulk write frees megabytes at its end (the savepoint journal, kept in memory in
+    /// 1 KiB chunks, and the pages it read), which glibc otherwise keeps mapped; called after each bulk
+    /// commit it lowers an import's peak memory for a little system time (docs/core.md "Wallet storage").
     public static func returnFreedMemory() { walletops_trim_heap() }
 
     /// Opens (and by default creates) the database at `path` and applies `configuration`.

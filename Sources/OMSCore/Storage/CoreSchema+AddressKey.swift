@@ -8,8 +8,7 @@ import WalletCrypto
 /// random page of that index; with entries of about 80 bytes the index had about 50 per 4 KiB page
 /// and each batch of 1000 inserts dirtied nearly a page per wallet, which SQLite writes to the WAL and
 /// copies back at the checkpoint. An 8-byte key makes the index several times smaller (fewer pages,
-/// fewer of them dirtied, more of it in the cache): measured with the same schema in C, 100,000 inserts
-/// went from 13.5 to 8.3 us each and 1,000,000 from 29.0 to 18.6 us (docs/core.md "Wallet storage").
+/// fewer of them dirtied, more of it in the cache), and inserts faster (docs/core.md "Wallet storage").
 /// Uniqueness of (project, address) is checked by the insert itself (CoreStore+Wallets), inside the
 /// writer's transaction; a key collision only makes two wallets share an index entry.
 enum WalletAddressKey {

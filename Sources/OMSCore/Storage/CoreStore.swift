@@ -80,11 +80,10 @@ public final class CoreStore: Sendable {
 
     deinit { flushSignal.signal() }  // the flusher finds the store gone and ends
 
-    /// The group commits run on one long-lived thread rather than a dispatch queue's worker of the moment:
-    /// SQLite's allocations in a commit (a batch's savepoint journal, some megabytes in 1 KiB chunks) then
-    /// come from that thread's malloc arena, reused commit after commit. On whichever pool thread was free,
-    /// each of several arenas kept its own high-water mark: a 100,000-seed import peaked at 81-84 MiB
-    /// against 76-79 (three alternating pairs).
+    /// The group commits run on one long-lived thread rather than a dispatch queue's worker of the moment.
+    /// Why: SQLite's allocations in a commit (a batch's savepoint journal, some megabytes in 1 KiB chunks)
+    /// then come from that thread's malloc arena, reused commit after commit, instead of raising the
+    /// high-water mark of several arenas (docs/core.md "Wallet storage" has the peak memory either way).
     private func startFlusher() {
         let signal = flushSignal
         let thread = Thread { [weak self] in
