@@ -4,7 +4,7 @@ public enum ErrorClass: String, Sendable, Hashable, CaseIterable {
     case retryable
     /// Retrying cannot help: validation errors, HTTP 4xx.
     case permanent
-    /// The request was sent and no answer came back: it may or may not have taken effect. Settled by
+    /// The request was sent and no answer came back: it may or may not have taken effect. Resolved by
     /// the action's probe before any retry.
     case inDoubt
 }

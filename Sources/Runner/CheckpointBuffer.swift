@@ -1,9 +1,9 @@
 /// Outcomes waiting for the next flush, and per step what its watermark may be: the engine keeps it
 /// under one lock so an outcome and the watermark it allows are always taken together.
 ///
-/// A step's watermark is the number of leading items (in input order) that are all settled. The filler
+/// A step's watermark is the number of leading items (in input order) that are all finished. The filler
 /// registers every item it reads: items it hands to workers stay `open` until their outcome is buffered;
-/// items it found settled in the checkpoint never open. So the watermark is the lowest open position,
+/// items it found finished in the checkpoint never open. So the watermark is the lowest open position,
 /// or, with none open, everything read so far. Memory is bounded by the open items (the feed window plus
 /// the read batch plus the workers), not by the run.
 struct CheckpointBuffer {
@@ -21,7 +21,7 @@ struct CheckpointBuffer {
     }
 
     /// A chunk step's sink files, the position up to which their rows are written, and the rows of the
-    /// items settled above it, by position (one entry per sink, empty for none).
+    /// items finished above it, by position (one entry per sink, empty for none).
     struct Sinks {
         var files: StepSinkFiles
         var position: Int
@@ -76,11 +76,11 @@ struct CheckpointBuffer {
     }
 
     /// Buffers an update of the step at `stepIndex`; an outcome closes its item.
-    mutating func append(_ update: RunHandle.Update, stepIndex: Int, settles: Bool, sinkRows: [[UInt8]]? = nil) {
+    mutating func append(_ update: RunHandle.Update, stepIndex: Int, closesItem: Bool, sinkRows: [[UInt8]]? = nil) {
         count += 1
         if let sinkRows { trackers[stepIndex]?.sinks?.rows[update.index] = sinkRows }
-        if settles { trackers[stepIndex]?.open.close(update.index) }
-        if update.coveredByWatermark && settles && trackers[stepIndex] != nil {
+        if closesItem { trackers[stepIndex]?.open.close(update.index) }
+        if update.coveredByWatermark && closesItem && trackers[stepIndex] != nil {
             trackers[stepIndex]?.covered.append(
                 Covered(index: update.index, key: update.key, attempts: update.attempts, outputs: update.coveredOutputs)
             )
@@ -90,7 +90,7 @@ struct CheckpointBuffer {
     }
 
     /// Buffers a success of the step at `stepIndex` that needs no row below the watermark, closing its item.
-    mutating func settle(_ outcome: Covered, stepIndex: Int) {
+    mutating func recordCovered(_ outcome: Covered, stepIndex: Int) {
         guard trackers[stepIndex] != nil else { return }
         count += 1
         trackers[stepIndex]!.open.close(outcome.index)

@@ -257,7 +257,7 @@ extension Engine {
         _ item: ChunkItem, _ runtime: StepRuntime, _ state: ItemState, errorClass: ErrorClass? = nil,
         message: String? = nil, result: ActionResult? = nil, collecting: LeasedOutcomes?
     ) {
-        if settle(
+        if record(
             item.prepared, runtime, state, attempts: item.attempts, errorClass: errorClass, message: message,
             result: result, collecting: collecting)
         {
@@ -306,15 +306,15 @@ extension StepRuntime {
 
 extension Engine {
     /// Opens a chunk step's sink files: started afresh on a new run, truncated to their committed offsets
-    /// on a resumed one (whose sinks must have reached the step's watermark, `settledBelow`).
-    func openSinks(_ step: StepPlan, resumedAt settledBelow: Int) async throws -> CheckpointBuffer.Sinks {
+    /// on a resumed one (whose sinks must have reached the step's watermark, `finishedBelow`).
+    func openSinks(_ step: StepPlan, resumedAt finishedBelow: Int) async throws -> CheckpointBuffer.Sinks {
         var committed: [Int: (position: Int, offset: Int64)] = [:]
         if let checkpoint, checkpoint.isResumed { committed = try await checkpoint.sinkMarks(step: step.id) }
         let position = committed[0]?.position ?? 0
-        guard position == settledBelow, committed.values.allSatisfy({ $0.position == position }) else {
+        guard position == finishedBelow, committed.values.allSatisfy({ $0.position == position }) else {
             throw SinkError(
                 description:
-                    "its outputs were written up to item \(position) but its checkpoint says \(settledBelow); "
+                    "its outputs were written up to item \(position) but its checkpoint says \(finishedBelow); "
                     + "start the run fresh")
         }
         let offsets = committed.isEmpty ? nil : step.sinks.indices.map { committed[$0]?.offset ?? -1 }

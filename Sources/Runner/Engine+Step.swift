@@ -25,7 +25,7 @@ final class StepRuntime: Sendable {
     let progress: ProgressBox
     /// Items handed to the feed, items given an outcome, and whether the input was read to the end: the
     /// step is complete only when every handed item got an outcome and the input ended.
-    let tally = Mutex<(pushed: Int, settled: Int, exhausted: Bool)>((0, 0, false))
+    let tally = Mutex<(pushed: Int, finished: Int, exhausted: Bool)>((0, 0, false))
     /// A chunk step's action (nil: the step runs item by item).
     let chunkAction: (any ChunkAction)?
     /// Set when an outcome filled the checkpoint buffer and no one has flushed it yet.
@@ -94,12 +94,12 @@ extension Engine {
         let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
         if let files = pending.withLock({ $0.trackers[index]?.sinks?.files }) {
             // A step that completed without a failure has its outputs, if only their headers.
-            if tally.exhausted && tally.settled == tally.pushed && counts.failed == 0 && !files.isOpen {
+            if tally.exhausted && tally.finished == tally.pushed && counts.failed == 0 && !files.isOpen {
                 do { _ = try files.open() } catch { abort("step '\(step.id)': \(error)") }
             }
             files.synchronize()
         }
-        let complete = tally.exhausted && tally.settled == tally.pushed
+        let complete = tally.exhausted && tally.finished == tally.pushed
         let failed = counts.failed > 0
         // A step whose failures aborted the run failed, though its unsent items have no outcome.
         let aborted = control.withLock { $0.abortReason != nil }
@@ -117,9 +117,9 @@ extension Engine {
         let step = plan.steps[index]
         progressState[index].withLock { $0.status = .skipped }
         try? await checkpoint?.recordStep(step.id, status: "skipped", message: reason)
-        // Items below the step's watermark are settled already (an earlier invocation ran it).
-        var settled = 0
-        if let checkpoint, let mark = try? await checkpoint.mark(step: step.id) { settled = mark.watermark }
+        // Items below the step's watermark are finished already (an earlier invocation ran it).
+        var finished = 0
+        if let checkpoint, let mark = try? await checkpoint.mark(step: step.id) { finished = mark.watermark }
         let iterator = step.items.makeIterator(after: finishedOutputs.withLock { $0 })
         var count = 0
         var position = -1
@@ -131,7 +131,7 @@ extension Engine {
                 break
             }
             position += 1
-            if position < settled { continue }
+            if position < finished { continue }
             count += 1
             updates.append(
                 RunHandle.Update(
@@ -152,10 +152,10 @@ extension Engine {
 
     // MARK: Filler
 
-    /// Reads items in batches, drops those already settled, commits intents for side-effecting steps,
+    /// Reads items in batches, drops those already finished, commits intents for side-effecting steps,
     /// and hands the rest to the workers.
     ///
-    /// On resume, items below the step's durable watermark are settled: those without a row succeeded;
+    /// On resume, items below the step's durable watermark are finished: those without a row succeeded;
     /// above it, a row decides (succeeded/rejected/failed: skip, started: probe) and no row means run.
     /// Rows are read by position range, one query per batch.
     func fill(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
@@ -174,7 +174,7 @@ extension Engine {
                 return
             }
         }
-        let settledBelow = resumedMark?.watermark ?? 0
+        let finishedBelow = resumedMark?.watermark ?? 0
         // Without a checkpoint no outcome is recorded, so nothing would ever close an open item; a step's
         // sinks still need the watermark to write in order.
         let tracked = checkpoint != nil || !step.sinks.isEmpty
@@ -183,7 +183,7 @@ extension Engine {
             tracker.carriesCovered = runtime.chunkAction == nil
             if !step.sinks.isEmpty {
                 do {
-                    tracker.sinks = try await openSinks(step, resumedAt: settledBelow)
+                    tracker.sinks = try await openSinks(step, resumedAt: finishedBelow)
                 } catch {
                     abort("step '\(step.id)': \(error)")
                     return
@@ -200,9 +200,9 @@ extension Engine {
         var skippedKeys: [String] = []
         var totalKnown = false
         while isRunning {
-            // A whole batch below the watermark: every item there is settled, so a resume reads only keys
+            // A whole batch below the watermark: every item there is finished, so a resume reads only keys
             // (no fields, no attachments: a validated key per row is the import's costliest read).
-            if !retryFailed && position + options.readBatch <= settledBelow {
+            if !retryFailed && position + options.readBatch <= finishedBelow {
                 do {
                     let range = position..<(position + options.readBatch)
                     let states = lookups ? try await checkpoint?.lookup(step: step.id, positions: range) ?? [:] : [:]
@@ -210,7 +210,7 @@ extension Engine {
                         skippedKeys.removeAll(keepingCapacity: true)
                         try await iterator.skip(upTo: options.readBatch, keys: &skippedKeys)
                         guard skippedKeys.count == options.readBatch else {
-                            abort(Self.watermarkMismatch(step.id, settledBelow))
+                            abort(Self.watermarkMismatch(step.id, finishedBelow))
                             return
                         }
                         var counts = (succeeded: 0, rejected: 0, failed: 0)
@@ -264,8 +264,8 @@ extension Engine {
             // A short read is the end of the input (the ``ItemIterator`` contract): the step is exhausted once
             // this batch is handed out, with no empty read after it, which a stop could come before.
             let ended = batch.count < options.readBatch
-            if ended && position + batch.count < settledBelow {
-                abort(Self.watermarkMismatch(step.id, settledBelow))
+            if ended && position + batch.count < finishedBelow {
+                abort(Self.watermarkMismatch(step.id, finishedBelow))
                 return
             }
             if batch.isEmpty {
@@ -290,7 +290,7 @@ extension Engine {
             }
             var hashes: [UInt64] = []
             hashes.reserveCapacity(batch.count)
-            // Rows of items settled by an earlier invocation above the sinks' position, written again in order.
+            // Rows of items finished by an earlier invocation above the sinks' position, written again in order.
             var resumedRows: [(index: Int, rows: [[UInt8]])] = []
             let count = batch.count
             for offset in 0..<count {
@@ -305,7 +305,7 @@ extension Engine {
                     return
                 }
                 guard let found = states[item.key] else {
-                    if index < settledBelow {
+                    if index < finishedBelow {
                         runtime.progress.withLock {
                             $0.succeeded += 1
                             $0.resumed += 1
@@ -318,7 +318,7 @@ extension Engine {
                     continue
                 }
                 // Below the watermark the sinks have the item's rows already.
-                if hasSinks, index >= settledBelow,
+                if hasSinks, index >= finishedBelow,
                     found.state == .succeeded || found.state == .rejected || found.state == .failed,
                     found.state != .failed || !retryFailed
                 {
@@ -370,7 +370,7 @@ extension Engine {
                 }
             }
             position += count
-            // Open the handed-out items before any can settle; settled ones let the watermark pass.
+            // Open the handed-out items before any can finish; finished ones let the watermark pass.
             if tracked {
                 pending.withLock { buffer in
                     for (index, rows) in resumedRows { buffer.trackers[runtime.index]?.sinks?.rows[index] = rows }
@@ -428,7 +428,7 @@ extension Engine {
                             errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
                     }
                     pending.withLock { buffer in
-                        for update in withdrawn { buffer.append(update, stepIndex: runtime.index, settles: false) }
+                        for update in withdrawn { buffer.append(update, stepIndex: runtime.index, closesItem: false) }
                     }
                 }
                 return
@@ -437,7 +437,7 @@ extension Engine {
     }
 
     static func watermarkMismatch(_ step: String, _ watermark: Int) -> String {
-        "step '\(step)': the first \(watermark) items are not the ones the checkpoint recorded as settled "
+        "step '\(step)': the first \(watermark) items are not the ones the checkpoint recorded as finished "
             + "(the input changed under the run); start the run fresh"
     }
 
@@ -488,14 +488,14 @@ extension Engine {
             guard !quick.isEmpty else { return false }
             defer { quick.removeAll(keepingCapacity: true) }
             return pending.withLock { buffer in
-                for outcome in quick { buffer.settle(outcome, stepIndex: runtime.index) }
+                for outcome in quick { buffer.recordCovered(outcome, stepIndex: runtime.index) }
                 return buffer.count >= options.flushBatch
             }
         }
         while await feed.take(upTo: limit, share: workers, into: &taken) {
             let started = ContinuousClock.now
             var ran = 0
-            var settled = 0
+            var finished = 0
             // A full buffer is flushed after the batch: a worker waiting on a flush with items of its
             // batch still unstarted would hold the watermark below everything the others finish.
             var full = false
@@ -530,7 +530,7 @@ extension Engine {
                         !prepared.hadRow
                     {
                         if immediate { quickCount += 1 } else { runtime.progress.succeededQuickly() }
-                        settled += 1
+                        finished += 1
                         if tracked {
                             // Published at once, not at the batch's end: a later item of the batch may be
                             // stuck, and the watermark must not wait for it (immediate items cannot be).
@@ -541,7 +541,7 @@ extension Engine {
                             } else {
                                 full =
                                     pending.withLock { buffer in
-                                        buffer.settle(outcome, stepIndex: runtime.index)
+                                        buffer.recordCovered(outcome, stepIndex: runtime.index)
                                         return buffer.count >= options.flushBatch
                                     } || full
                             }
@@ -561,7 +561,7 @@ extension Engine {
                 withdraw(taken[ran...].compactMap { $0 }, stepIndex: runtime.index)
             }
             // Read only when the step ends, after every worker has.
-            if settled > 0 { runtime.tally.withLock { $0.settled += settled } }
+            if finished > 0 { runtime.tally.withLock { $0.finished += finished } }
             if full { await flush() }
             if ran < taken.count { return }
             let perItem = (ContinuousClock.now - started) / max(1, ran)
@@ -569,7 +569,7 @@ extension Engine {
         }
     }
 
-    enum Settle {
+    enum ProbeVerdict {
         case done(ActionResult)
         case run
         case unknown(String)
@@ -577,8 +577,8 @@ extension Engine {
     }
 
     /// Asks a side-effecting action whether an in-doubt item's effect happened.
-    func settle(_ prepared: PreparedItem, _ runtime: StepRuntime, attempts: Int) async
-        -> Settle
+    func probeInDoubt(_ prepared: PreparedItem, _ runtime: StepRuntime, attempts: Int) async
+        -> ProbeVerdict
     {
         let item = prepared.item
         let context = makeContext(prepared, runtime, attempt: max(1, attempts))
@@ -610,7 +610,7 @@ extension Engine {
         let clock = options.clock
         var attempts = prepared.attempts
         if prepared.needsProbe {
-            switch await settle(prepared, runtime, attempts: attempts) {
+            switch await probeInDoubt(prepared, runtime, attempts: attempts) {
             case .done(let result):
                 await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                 return true
@@ -671,7 +671,7 @@ extension Engine {
                 }
                 if errorClass == .inDoubt {
                     if runtime.sideEffecting {
-                        switch await settle(prepared, runtime, attempts: attempts) {
+                        switch await probeInDoubt(prepared, runtime, attempts: attempts) {
                         case .done(let result):
                             await finish(prepared, runtime, .succeeded, attempts: attempts, result: result)
                             return true
@@ -729,7 +729,7 @@ extension Engine {
         _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
         errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil
     ) async {
-        if settle(
+        if record(
             prepared, runtime, state, attempts: attempts, errorClass: errorClass, message: message, result: result)
         {
             await flush()
@@ -738,13 +738,13 @@ extension Engine {
 
     /// Records an item's outcome: counters, budget, checkpoint buffer (or `collecting`, a leased chunk's
     /// outcomes). True when the buffer is full.
-    func settle(
+    func record(
         _ prepared: PreparedItem, _ runtime: StepRuntime, _ state: ItemState, attempts: Int,
         errorClass: ErrorClass? = nil, message: String? = nil, result: ActionResult? = nil,
         collecting: LeasedOutcomes? = nil
     ) -> Bool {
         let item = prepared.item
-        runtime.tally.withLock { $0.settled += 1 }
+        runtime.tally.withLock { $0.finished += 1 }
         let exceeded: (Int, Int)? = runtime.progress.withLock { progress in
             switch state {
             case .succeeded: progress.succeeded += 1

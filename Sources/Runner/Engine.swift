@@ -7,7 +7,7 @@ import Synchronization
 /// Lifecycle: `run()` once; `stop()` from anywhere (a signal handler) drains: no new item starts,
 /// in-flight items get ``Options/gracePeriod`` to finish, checkpoints are flushed, and the run ends
 /// `interrupted`. A second `stop()` (or the grace period running out) cancels in-flight items; their
-/// checkpoints stay `started`/absent, so a resume settles them. See docs/engine.md.
+/// checkpoints stay `started`/absent, so a resume finishes them. See docs/engine.md.
 public final class Engine: Sendable {
     /// Tuning and hooks.
     public struct Options: Sendable {
@@ -216,7 +216,7 @@ public final class Engine: Sendable {
                 errorClass: nil, message: nil, resultJSON: nil, idempotencyKey: nil)
         }
         pending.withLock { buffer in
-            for update in updates { buffer.append(update, stepIndex: stepIndex, settles: false) }
+            for update in updates { buffer.append(update, stepIndex: stepIndex, closesItem: false) }
         }
     }
 
@@ -345,7 +345,7 @@ public final class Engine: Sendable {
     /// on the writer).
     func record(_ update: RunHandle.Update, stepIndex: Int, sinkRows: [[UInt8]]? = nil) -> Bool {
         pending.withLock { buffer in
-            buffer.append(update, stepIndex: stepIndex, settles: true, sinkRows: sinkRows)
+            buffer.append(update, stepIndex: stepIndex, closesItem: true, sinkRows: sinkRows)
             return buffer.count >= options.flushBatch
         }
     }

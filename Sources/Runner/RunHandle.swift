@@ -37,7 +37,7 @@ public final class RunHandle: Sendable {
         var resultJSON: String? = nil
     }
 
-    /// A step's durable watermark: every item with a position below `watermark` is settled, and
+    /// A step's durable watermark: every item with a position below `watermark` is finished, and
     /// `keysHash` is the FNV-1a hash of their keys in order (to notice an input that changed under it).
     struct Mark: Sendable, Equatable {
         var watermark: Int

@@ -306,7 +306,7 @@ extension RunStore {
         }
     }
 
-    /// The number of leading items of `step` whose chunks are all done: every item below it is settled.
+    /// The number of leading items of `step` whose chunks are all done: every item below it is finished.
     public func leasedWatermark(runID: Int64, step: String) async throws -> Int {
         try await queue.read { db in
             guard

@@ -70,7 +70,7 @@ enum RunStoreSchema {
                   checked_at REAL NOT NULL) WITHOUT ROWID;
                 """),
         // Watermark checkpoints (docs/engine.md "Checkpoint layout"): per step, the count of leading items
-        // (in input order) that are all settled, so items that succeed in order need no row. Rows remain
+        // (in input order) that are all finished, so items that succeed in order need no row. Rows remain
         // for the exceptions and carry the item's position. Rows of older versions have no position: such
         // runs are refused on resume (`RunStoreError.Code.olderCheckpointFormat`), their counts still show.
         .init(

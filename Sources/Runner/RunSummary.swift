@@ -5,7 +5,7 @@ public enum StepStatus: String, Sendable, Equatable {
     case waiting, running, succeeded, failed, skipped, interrupted
 }
 
-/// A step's progress: counts include items settled by earlier invocations of a resumed run.
+/// A step's progress: counts include items finished by earlier invocations of a resumed run.
 public struct StepProgress: Sendable, Equatable {
     /// The step id.
     public var id: String
@@ -17,7 +17,7 @@ public struct StepProgress: Sendable, Equatable {
     public var failed = 0
     public var rejected = 0
     public var skipped = 0
-    /// Items found already settled (succeeded, failed or rejected) in the checkpoint and not run again.
+    /// Items found already finished (succeeded, failed or rejected) in the checkpoint and not run again.
     public var resumed = 0
     /// Items finished per second over the last progress interval.
     public var ratePerSecond = 0.0

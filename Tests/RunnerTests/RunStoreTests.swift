@@ -244,7 +244,7 @@ func deadPID() throws -> Int32 {
         #expect(Set(lines) == Set((0..<20).map { "item-\($0)" }))
         let rows = try await store.items(runID: old.runID)
         #expect(rows.allSatisfy { $0.state == .succeeded && $0.idempotencyKey != nil })
-        #expect(rows.first { $0.key == "item-3" }?.attempts == 1)  // settled by the probe, not re-run
+        #expect(rows.first { $0.key == "item-3" }?.attempts == 1)  // resolved by the probe, not re-run
     }
 
     @Test(arguments: StoreKind.allCases) func unknownProbeFailsTheItemInDoubtAndRetryFailedProbesAgain(
@@ -281,10 +281,10 @@ func deadPID() throws -> Int32 {
         let retried = try await Engine.run(plan: plan, store: store, identity: identity, mode: .retryFailed)
         #expect(retried.runID == old.runID)
         #expect(retried.exitCode == 0)
-        #expect(runs.snapshot.log == ["item-1", "item-2"])  // settled by the probe, never re-run
-        let settled = try #require(try await store.items(runID: old.runID).first { $0.key == "item-0" })
-        #expect(settled.state == .succeeded)
-        #expect(settled.resultJSON == #"{"wallet":"w-0"}"#)
+        #expect(runs.snapshot.log == ["item-1", "item-2"])  // resolved by the probe, never re-run
+        let finished = try #require(try await store.items(runID: old.runID).first { $0.key == "item-0" })
+        #expect(finished.state == .succeeded)
+        #expect(finished.resultJSON == #"{"wallet":"w-0"}"#)
     }
 
     @Test(arguments: StoreKind.allCases) func retryFailedRerunsOnlyFailedItemsOfAFinishedRun(_ kind: StoreKind)
