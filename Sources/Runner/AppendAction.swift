@@ -5,7 +5,7 @@ import Synchronization
 /// can check by counting lines.
 ///
 /// The probe answers from the set of keys in the file, read once (at the first probe) and then kept
-/// up to date with this process's own appends, so settling many in-doubt items costs one file read.
+/// up to date with this process's own appends, so probing many in-doubt items costs one file read.
 /// Each append is a single `write(2)` with `O_APPEND`: once it returns, the line survives a crash of
 /// the process.
 public final class AppendAction: Action {
