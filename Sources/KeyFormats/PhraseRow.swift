@@ -65,13 +65,13 @@ public struct PhraseRow: Sendable {
     /// A file that cannot be read is a row whose records are its refusal.
     public init(
         phraseFile path: String, passphrase: SecretBytes?, derivationPath: String?, count: String?, indices: String?,
-        type: String?
+        type: String?, reference: String? = nil
     ) {
         let name = DirectoryListing.fileName(of: path)
         source = name
         line = nil
         file = path
-        defaultReference = DirectoryListing.defaultReference(forFileName: name)
+        defaultReference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         var problem: KeyFormatError?
         do {
             mnemonic = try FileInput(path: path).readAll(limit: KeyFile.maximumFileBytes)
