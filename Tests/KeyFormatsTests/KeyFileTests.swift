@@ -37,10 +37,14 @@ import Glibc
     /// inputs keep their references), the whole file name for the files it would give one reference.
     @Test func referencesAreUniquePerFileOfADirectory() throws {
         let address = "9d90a4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1"
-        let geth = ["UTC--2019-01-01T00-00-00.000000000Z--\(address)", "UTC--2019-01-01T00-00-00.000000000Z--\(address.uppercased())"]
-        let names = ["a.json", "a.key", "a.json.bak", "b.json", "c", "c.json"] + geth + [
-            "UTC--2019-01-01T00-00-00.000000000Z--1111111111111111111111111111111111111111"
+        let geth = [
+            "UTC--2019-01-01T00-00-00.000000000Z--\(address)",
+            "UTC--2019-01-01T00-00-00.000000000Z--\(address.uppercased())",
         ]
+        let names =
+            ["a.json", "a.key", "a.json.bak", "b.json", "c", "c.json"] + geth + [
+                "UTC--2019-01-01T00-00-00.000000000Z--1111111111111111111111111111111111111111"
+            ]
         let references = DirectoryListing.references(forFileNames: names)
         #expect(Set(references).count == names.count, "\(references)")
         #expect(

@@ -67,8 +67,9 @@ import Glibc
         #expect(a.terminationStatus == 0, "\(space.read("a.err"))")
         #expect(space.csvRows("a-imported.csv").count == rows)
         #expect(space.csvRows("b-imported.csv").count == 20)
-        #expect(Set(space.csvRows("a-imported.csv").map { $0["address"]! }).isDisjoint(
-            with: space.csvRows("b-imported.csv").map { $0["address"]! }))
+        #expect(
+            Set(space.csvRows("a-imported.csv").map { $0["address"]! }).isDisjoint(
+                with: space.csvRows("b-imported.csv").map { $0["address"]! }))
     }
 
     /// Starts the import of `rows` keys with `vars`, and SIGKILLs it once its output holds `killAt` rows.

@@ -16,10 +16,12 @@ import Glibc
         #expect(result.standardError.contains("Error: session expired at "), "\(result.standardError)")
         #expect(result.standardError.contains(": sign in again: run 'walletops login"), "\(result.standardError)")
         #expect(
-            result.standardError.contains("run \(run) stopped with its checkpoints saved. Once signed in, resume with:"),
+            result.standardError.contains(
+                "run \(run) stopped with its checkpoints saved. Once signed in, resume with:"),
             "\(result.standardError)")
         #expect(result.standardOutput.contains("interrupted"), "\(result.standardOutput)")
-        #expect(!result.standardError.contains("failed: step"), "no row failed for the session: \(result.standardError)")
+        #expect(
+            !result.standardError.contains("failed: step"), "no row failed for the session: \(result.standardError)")
     }
 
     @Test func aSessionExpiredBeforeTheRunStopsItAtOnceAndTheRunResumesAfterLogin() throws {
@@ -46,8 +48,8 @@ import Glibc
     }
 
     @Test func aSessionThatExpiresDuringTheRunStopsItKeepingWhatWasDoneAndLoginResumesIt() throws {
-        // 40 s: over for the CLI 10 s after the login, while the import runs (held there by SIGSTOP).
-        let space = try PlaybookWorkspace.signedIn(lifetime: 40)
+        // 45 s: over for the CLI 15 s after the login, while the import runs (held there by SIGSTOP).
+        let space = try PlaybookWorkspace.signedIn(lifetime: 45)
         let credential = try #require(
             try PlaybookWorkspace.json(space.read("home/credential.json")) as? [String: Any])
         let expiresAt = try #require(

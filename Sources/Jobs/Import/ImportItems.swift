@@ -62,7 +62,8 @@ enum ImportItems {
             }
         case .solanaJSONDirectory:
             return chunk.map {
-                KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .solanaKeypairJSON, reference: $0.fields["reference"])
+                KeyFile.readSecret(
+                    path: $0.fields["path"] ?? "", format: .solanaKeypairJSON, reference: $0.fields["reference"])
             }
         case .rawDirectory:
             let type = configuration.type ?? .ethereum

@@ -196,7 +196,7 @@ struct ImportTransport: Sendable {
                     replies.append(wallet.map { .alreadyImported($0) } ?? .failed(error))
                 } catch let error as WaasError
                     where !(error.code.httpStatus >= 500 || error.code.httpStatus == 429)
-                        && !JobFailure.isSignInRefusal(error)
+                    && !JobFailure.isSignInRefusal(error)
                 {
                     // The key's own refusal; a refused session is the whole run's (thrown: it stops the run).
                     replies.append(.failed(error))
