@@ -52,8 +52,8 @@ import Glibc
         let space = try PlaybookWorkspace.signedIn(lifetime: 45)
         let credential = try #require(
             try PlaybookWorkspace.json(space.read("home/credential.json")) as? [String: Any])
-        let expiresAt = try #require(
-            ISO8601DateFormatter().date(from: try #require(credential["expiresAt"] as? String)))
+        let expiry = try #require(credential["expiresAt"] as? String)
+        let expiresAt = try #require(ISO8601DateFormatter().date(from: expiry))
         let rows = 3_000
         try space.writeImportKeys("keys.csv", count: rows)
         let command = PlaybookWorkspace.importCommand(

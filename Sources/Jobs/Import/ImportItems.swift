@@ -264,7 +264,8 @@ private final class ImportItemIterator: SynchronousItemIterator {
             }
             let row = PhraseRow(
                 phraseFile: entries[next].path, passphrase: passphrase, derivationPath: settings.path,
-                count: settings.count, indices: settings.indices, type: nil, reference: entries[next].reference)
+                count: settings.count, indices: settings.indices, type: nil,
+                fileReference: entries[next].reference)
             return problem.map { row.refused($0) } ?? row
         default:
             return nil
