@@ -67,7 +67,8 @@ public struct CoreConnection: Sendable {
         WaasClient(transport: transport, publishableKey: publishableKey, signer: signer)
     }
 
-    /// The signed-in client: the stored credential checked before any request, and a client signing with it.
+    /// The signed-in client: the stored credential checked before any request, and a client signing with it
+    /// while its session lasts (``StoredCredential/sessionSigner(now:)``).
     ///
     /// Against the embedded core it opens the home; against `--core` it needs only the credential file.
     /// - Throws: `JobsError.notSignedIn` / `.sessionExpired` before any request is made.
@@ -82,7 +83,7 @@ public struct CoreConnection: Sendable {
             throw JobsError(.invalidCredential, "the stored credential's publishable key is invalid: sign in again")
         }
         let connection = try open(home: home, coreURL: coreURL, openHome: false)
-        return (connection, credential, connection.client(publishableKey: key, signer: try credential.signer()))
+        return (connection, credential, connection.client(publishableKey: key, signer: try credential.sessionSigner()))
     }
 
     /// Every wallet of the signed-in account, following all pages.

@@ -1,10 +1,13 @@
 import KeyFormats
 import Playbook
+import Runner
 
 /// A failure of an operator job: what went wrong and what to do, never key material.
 ///
 /// Equal by code, like the other public errors of the project.
-public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, InputProblemReporting {
+public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, InputProblemReporting,
+    ActionErrorConvertible
+{
     /// The kind of failure.
     public enum Code: String, Sendable {
         /// No credential is stored in the home, or it belongs to another core.
@@ -47,6 +50,15 @@ public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, In
     }
 
     public var description: String { message }
+
+    /// Whether the failure is the sign-in's (not signed in, expired, unreadable credential): a run stops at
+    /// once on it (``Runner/RunStopCause/unauthorized``), as every later request would be refused alike.
+    public var isSignInRefused: Bool { [.notSignedIn, .sessionExpired, .invalidCredential].contains(code) }
+
+    /// The engine's view: a refused sign-in stops the run; anything else is permanent.
+    public var actionError: ActionError {
+        isSignInRefused ? ActionError.unauthorized(message) : ActionError.permanent(message)
+    }
 
     public static func == (lhs: JobsError, rhs: JobsError) -> Bool { lhs.code == rhs.code }
 }

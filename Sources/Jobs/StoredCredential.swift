@@ -90,6 +90,22 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
         return signer
     }
 
+    /// The request signer of this credential that refuses to sign once the session is over
+    /// (`JobsError.sessionExpired`, the message of ``require(home:core:now:)``).
+    public func sessionSigner(now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) })
+        throws -> any RequestSigner
+    {
+        SessionSigner(signer: try signer(), credential: self, now: now)
+    }
+
+    /// The refusal of an expired session: when it ended and how to sign in again.
+    static func sessionExpired(_ credential: StoredCredential) -> JobsError {
+        JobsError(
+            .sessionExpired,
+            "session expired at \(credential.expiresAt): sign in again: run 'walletops login --dev --email E' "
+                + "(or --id-token-file F, --issuer-key-file F)")
+    }
+
     // MARK: The file
 
     /// Reads `<home>/credential.json`; nil when there is none.
@@ -133,7 +149,7 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
     /// The stored credential for `core`, checked before any request: present, for this core, unexpired.
     ///
     /// - Throws: `JobsError.notSignedIn` ("not signed in: run 'walletops login ...'") or
-    ///   `JobsError.sessionExpired` ("session expired at ...: sign in again").
+    ///   `JobsError.sessionExpired` ("session expired at ...: sign in again: run 'walletops login ...'").
     public static func require(home: CoreHome, core: String, now: Int64) throws -> StoredCredential {
         guard let credential = try load(home: home) else {
             throw JobsError(
@@ -144,9 +160,7 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
                 .notSignedIn,
                 "not signed in to \(core) (the stored credential is for \(credential.core)): run 'walletops login ...'")
         }
-        guard !credential.isExpired(now: now) else {
-            throw JobsError(.sessionExpired, "session expired at \(credential.expiresAt): sign in again")
-        }
+        guard !credential.isExpired(now: now) else { throw sessionExpired(credential) }
         return credential
     }
 }

@@ -8,14 +8,16 @@ import Darwin
 /// (names starting with `.`) and subdirectories skipped, sorted by the bytes of their UTF-8 names so
 /// every run visits them in the same order.
 ///
-/// Holds the names only (about 100 bytes per file); file contents are read one at a time.
+/// Holds the names and references only (about 200 bytes per file); file contents are read one at a time.
 public struct DirectoryListing: Sendable {
-    /// One file: its name (the record's `source`) and its path.
+    /// One file: its name (the record's `source`), its path and its reference.
     public struct Entry: Sendable, Hashable {
         /// The file name, without the directory.
         public let name: String
         /// The directory and the name.
         public let path: String
+        /// The wallet reference of the file's key, unique in the listing (``references(forFileNames:)``).
+        public let reference: String
     }
 
     /// The directory listed.
@@ -45,7 +47,9 @@ public struct DirectoryListing: Sendable {
             names.append(name)
         }
         names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        entries = names.map { Entry(name: $0, path: Self.join(directory, $0)) }
+        entries = zip(names, Self.references(forFileNames: names)).map {
+            Entry(name: $0, path: Self.join(directory, $0), reference: $1)
+        }
     }
 
     /// `directory/name`.
@@ -70,6 +74,32 @@ public struct DirectoryListing: Sendable {
             extensionPart.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { return name }
         return String(name[..<dot])
+    }
+
+    /// The references of one directory's files, in the order given: each file's
+    /// ``defaultReference(forFileName:)``, except that files whose references would be the same
+    /// (`a.json` and `a.key`; two geth keystores of one address) take their whole file name instead, so no
+    /// two files of the directory share a reference (names are unique in a directory).
+    ///
+    /// The names are the whole rule, nothing is read from the files: a resumed run, which skips finished
+    /// files without opening them, gives every file the reference it had (a changed directory is other
+    /// work, by its fingerprint).
+    public static func references(forFileNames names: [String]) -> [String] {
+        var references = names.map(defaultReference(forFileName:))
+        // A file moved to its whole name may meet another's reference (`a.json` beside `a.json.bak`'s
+        // `a.json`): repeat until no reference is shared; each round moves at least one file for good.
+        while true {
+            var holders: [String: [Int]] = [:]
+            for (index, reference) in references.enumerated() { holders[reference, default: []].append(index) }
+            var moved = false
+            for indices in holders.values where indices.count > 1 {
+                for index in indices where references[index] != names[index] {
+                    references[index] = names[index]
+                    moved = true
+                }
+            }
+            if !moved { return references }
+        }
     }
 
     /// The 40 hex digits (lowercased) that end a geth keystore file name `UTC--<time>--<address>`.

@@ -27,7 +27,7 @@ public struct KeyDirectoryReader: Sendable, Sequence {
 
         public mutating func next() -> KeyRecord? {
             guard let entry = entries.popFirst() else { return nil }
-            return KeyFile.read(path: entry.path, format: format)
+            return KeyFile.read(path: entry.path, format: format, reference: entry.reference)
         }
     }
 }

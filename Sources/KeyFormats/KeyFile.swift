@@ -16,10 +16,11 @@ public enum KeyFile {
     public static let maximumFileBytes = 4096
 
     /// Reads and validates the key file at `path`: a record whose source is the file name and whose
-    /// reference is the name without its extension (refused when longer than 128 UTF-8 bytes).
-    public static func read(path: String, format: Format) -> KeyRecord {
+    /// reference is `reference` (a directory's: ``DirectoryListing/Entry/reference``), else the name's
+    /// (``DirectoryListing/defaultReference(forFileName:)``); refused when longer than 128 UTF-8 bytes.
+    public static func read(path: String, format: Format, reference: String? = nil) -> KeyRecord {
         let name = DirectoryListing.fileName(of: path)
-        let reference = DirectoryListing.defaultReference(forFileName: name)
+        let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         let result = Result { () throws(KeyFormatError) -> ParsedKey in
             try KeyParser.validateReference(reference)
             let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
@@ -34,12 +35,12 @@ public enum KeyFile {
             result: result.mapError { $0.located(source: name, file: path) })
     }
 
-    /// Reads and validates the key file at `path` like ``read(path:format:)``, without deriving an
+    /// Reads and validates the key file at `path` like ``read(path:format:reference:)``, without deriving an
     /// address where the format does not need one (raw and text keys; a keypair file is still derived
     /// once to check its halves agree).
-    public static func readSecret(path: String, format: Format) -> SecretRecord {
+    public static func readSecret(path: String, format: Format, reference: String? = nil) -> SecretRecord {
         let name = DirectoryListing.fileName(of: path)
-        let reference = DirectoryListing.defaultReference(forFileName: name)
+        let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         let result = Result { () throws(KeyFormatError) -> ValidatedSecret in
             try KeyParser.validateReference(reference)
             let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)

@@ -218,24 +218,27 @@ public final class KeystoreDecryptionPool: Sendable {
     }
 
     /// Reads the keystore file at `path`, gets its password from `passwords` (by file name), and
-    /// decrypts it: a record whose source is the file name and whose reference is the name without
-    /// its extension (refused when longer than 128 UTF-8 bytes).
+    /// decrypts it: a record whose source is the file name and whose reference is `reference` (a
+    /// directory's: ``DirectoryListing/Entry/reference``), else the name's
+    /// (``DirectoryListing/defaultReference(forFileName:)``); refused when longer than 128 UTF-8 bytes.
     ///
     /// - Throws: only `CancellationError`; every other problem is the record's error.
-    public func decryptFile(at path: String, passwords: PasswordSource) async throws -> KeyRecord {
-        try await decryptFileCountingDerivation(at: path, passwords: passwords).record
+    public func decryptFile(at path: String, passwords: PasswordSource, reference: String? = nil) async throws
+        -> KeyRecord
+    {
+        try await decryptFileCountingDerivation(at: path, passwords: passwords, reference: reference).record
     }
 
-    /// ``decryptFile(at:passwords:)``, and whether the file's key derivation (scrypt or PBKDF2) ran,
+    /// ``decryptFile(at:passwords:reference:)``, and whether the file's key derivation (scrypt or PBKDF2) ran,
     /// whatever its outcome (a wrong password derives too): the cost a resumed import must not pay again
     /// for a file it finished, so the import counts it.
     ///
     /// - Throws: only `CancellationError`; every other problem is the record's error.
-    public func decryptFileCountingDerivation(at path: String, passwords: PasswordSource) async throws -> (
-        record: KeyRecord, derived: Bool
-    ) {
+    public func decryptFileCountingDerivation(at path: String, passwords: PasswordSource, reference: String? = nil)
+        async throws -> (record: KeyRecord, derived: Bool)
+    {
         let name = DirectoryListing.fileName(of: path)
-        let reference = DirectoryListing.defaultReference(forFileName: name)
+        let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         var derived = false
         do {
             try KeyParser.validateReference(reference)

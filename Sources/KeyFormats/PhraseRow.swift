@@ -61,17 +61,18 @@ public struct PhraseRow: Sendable {
     }
 
     /// The phrase file at `path` (its whole content, at most 4 KiB, read into secret storage), with the
-    /// settings a directory's rows share: source the file name, wallets `<name without extension>-<i>`.
+    /// settings a directory's rows share: source the file name, wallets `<fileReference>-<i>` (a
+    /// directory's: ``DirectoryListing/Entry/reference``), else `<name without extension>-<i>`.
     /// A file that cannot be read is a row whose records are its refusal.
     public init(
         phraseFile path: String, passphrase: SecretBytes?, derivationPath: String?, count: String?, indices: String?,
-        type: String?
+        type: String?, fileReference: String? = nil
     ) {
         let name = DirectoryListing.fileName(of: path)
         source = name
         line = nil
         file = path
-        defaultReference = DirectoryListing.defaultReference(forFileName: name)
+        defaultReference = fileReference ?? DirectoryListing.defaultReference(forFileName: name)
         var problem: KeyFormatError?
         do {
             mnemonic = try FileInput(path: path).readAll(limit: KeyFile.maximumFileBytes)

@@ -9,6 +9,24 @@ public enum ErrorClass: String, Sendable, Hashable, CaseIterable {
     case inDoubt
 }
 
+/// Why an action's failure stops the whole run instead of failing its item: every later item would
+/// fail the same way, so the run stops at once and leaves the item to a resume.
+public enum RunStopCause: String, Sendable, Hashable {
+    /// A service the action needs cannot be reached (a served core that is down): retried by the step's
+    /// policy first; the run ends interrupted, exit 75 (retry later).
+    case unavailable
+    /// The action's sign-in is not accepted (not signed in, the session expired): no retry can help until
+    /// the operator signs in again, so none is made; the run ends interrupted, exit 1.
+    case unauthorized
+}
+
+/// An error of a layer above the engine that knows how the engine should treat it (a job's own error
+/// type), so an action need not wrap every call that may throw it.
+public protocol ActionErrorConvertible: Error {
+    /// The engine's view of this error.
+    var actionError: ActionError { get }
+}
+
 /// The error an action throws to say how its failure should be handled.
 ///
 /// Errors of other types are treated as ``ErrorClass/permanent`` (a bug or an unexpected condition
@@ -22,17 +40,31 @@ public struct ActionError: Error, Sendable, CustomStringConvertible {
     /// When set, the item is reported as rejected (bad input, a rejects-file entry) rather than failed,
     /// and never retried.
     public var rejectReason: String?
-    /// When set, a service the action needs cannot be reached (a served core that is down): once the
-    /// step's retry policy is spent, the engine stops the run as interrupted with this message (exit 75)
-    /// and leaves the item to a resume instead of failing it, since every later item would fail alike.
-    public var isUnavailable: Bool
+    /// When set, the engine stops the run with this message (``RunStopCause``) and leaves the item to a
+    /// resume instead of failing it, since every later item would fail alike: once the step's retry policy
+    /// is spent for ``RunStopCause/unavailable``, at once for ``RunStopCause/unauthorized``.
+    public var stopCause: RunStopCause?
 
     /// Creates an error.
-    public init(_ errorClass: ErrorClass, _ message: String, rejectReason: String? = nil, isUnavailable: Bool = false) {
+    public init(
+        _ errorClass: ErrorClass, _ message: String, rejectReason: String? = nil, stopCause: RunStopCause? = nil
+    ) {
         self.errorClass = errorClass
         self.message = message
         self.rejectReason = rejectReason
-        self.isUnavailable = isUnavailable
+        self.stopCause = stopCause
+    }
+
+    /// A service the action needs is unreachable (``RunStopCause/unavailable``).
+    public var isUnavailable: Bool { stopCause == .unavailable }
+    /// Whether the error stops the run rather than failing its item (an action answering per item
+    /// throws such an error instead of returning it as the item's outcome).
+    public var stopsRun: Bool { stopCause != nil }
+
+    /// `error` as the engine treats it: itself when an ``ActionError``, converted when
+    /// ``ActionErrorConvertible``, else nil (the engine's default: permanent).
+    public static func of(_ error: any Error) -> ActionError? {
+        (error as? ActionError) ?? (error as? any ActionErrorConvertible)?.actionError
     }
 
     /// A transient failure worth retrying.
@@ -43,7 +75,11 @@ public struct ActionError: Error, Sendable, CustomStringConvertible {
     public static func inDoubt(_ message: String) -> ActionError { ActionError(.inDoubt, message) }
     /// A service the action needs is unreachable: retried by the step's policy, then the run stops.
     public static func unavailable(_ message: String) -> ActionError {
-        ActionError(.retryable, message, isUnavailable: true)
+        ActionError(.retryable, message, stopCause: .unavailable)
+    }
+    /// The action's sign-in is not accepted: the run stops at once, without a retry.
+    public static func unauthorized(_ message: String) -> ActionError {
+        ActionError(.permanent, message, stopCause: .unauthorized)
     }
     /// The item is invalid input: reported as rejected with `reason`.
     public static func rejected(_ reason: String) -> ActionError {

@@ -87,8 +87,15 @@ extension Engine {
                 }
             } catch {
                 if isCancelling || (Task.isCancelled && error is CancellationError) { return false }
+                let error = ActionError.of(error) ?? error
                 var (errorClass, message, timedOut) = classify(error, attempts: pending.map(\.attempts).max() ?? 1)
-                let unavailable = (error as? ActionError)?.isUnavailable == true
+                let stopCause = (error as? ActionError)?.stopCause
+                if stopCause == .unauthorized {
+                    // No retry can help and every later chunk would be refused alike: stop now, as a stop
+                    // leaves the chunk (its intents probed by the resume).
+                    suspend(chunk[0].redacting(message), cause: .unauthorized)
+                    return false
+                }
                 // Without intents an in-doubt chunk is safe to send again (idempotent, or no lasting effect).
                 if errorClass == .inDoubt, !runtime.sideEffecting { errorClass = .retryable }
                 if errorClass == .inDoubt, runtime.sideEffecting {
@@ -107,10 +114,10 @@ extension Engine {
                     guard await backoff(runtime, afterAttempt: tries, key: chunk[0].key) else { return false }
                     continue
                 }
-                if unavailable {
+                if let stopCause {
                     // The service is down: every later chunk would fail alike. Left without outcomes, as a
                     // stop leaves them, for a resume when it is back (exit 75).
-                    suspend(chunk[0].redacting(message))
+                    suspend(chunk[0].redacting(message), cause: stopCause)
                     return false
                 }
                 if pending.count > 1 && errorClass != .retryable && !timedOut {

@@ -650,10 +650,15 @@ extension Engine {
                 var errorClass: ErrorClass
                 var message: String
                 var timedOut = false
-                var unavailable = false
-                switch error {
+                var stopCause: RunStopCause?
+                switch ActionError.of(error) ?? error {
                 case let actionError as ActionError:
-                    unavailable = actionError.isUnavailable
+                    stopCause = actionError.stopCause
+                    if stopCause == .unauthorized {
+                        // No retry can help and every later item would be refused alike: stop now.
+                        suspend(item.redacting(actionError.message), cause: .unauthorized)
+                        return false
+                    }
                     if let reason = actionError.rejectReason {
                         await finish(
                             prepared, runtime, .rejected, attempts: attempts, errorClass: .permanent, message: reason)
@@ -697,9 +702,9 @@ extension Engine {
                     if !isRunning { return false }
                     continue
                 }
-                if unavailable {
+                if let stopCause {
                     // Left without an outcome, as a stop leaves it: a resume sends it again (probed if in doubt).
-                    suspend(item.redacting(message))
+                    suspend(item.redacting(message), cause: stopCause)
                     return false
                 }
                 await finish(prepared, runtime, .failed, attempts: attempts, errorClass: errorClass, message: message)

@@ -56,8 +56,8 @@ public final class Engine: Sendable {
         var graceTask: Task<Void, Never>?
         var abortReason: String?
         var stopReason: String?
-        /// Set with `stopReason` when an unreachable service stopped the run (``ActionError/isUnavailable``).
-        var unavailable = false
+        /// Set with `stopReason` when an action's error stopped the run (``ActionError/stopCause``).
+        var stopCause: RunStopCause?
         /// Set with `abortReason` when an input's problem aborted the run.
         var inputProblem: InputProblem?
         var ran = false
@@ -164,13 +164,14 @@ public final class Engine: Sendable {
         }
     }
 
-    /// Stops the run because a service its items need is unreachable: a drain, as for `stop()`, that
-    /// ends the run interrupted with `reason` (unless a stop or an abort came first).
-    func suspend(_ reason: String) {
+    /// Stops the run because every later item would fail alike (a service its items need is unreachable,
+    /// its sign-in is refused): a drain, as for `stop()`, that ends the run interrupted with `reason`
+    /// (unless a stop or an abort came first).
+    func suspend(_ reason: String, cause: RunStopCause) {
         control.withLock { state in
             if state.stopReason == nil && state.abortReason == nil {
                 state.stopReason = reason
-                state.unavailable = true
+                state.stopCause = cause
             }
         }
         if phase.compareExchange(
@@ -247,8 +248,8 @@ public final class Engine: Sendable {
             group.cancelAll()
         }
         await flush(final: true)
-        let (abortReason, stopReason, unavailable, graceTask, inputProblem) = control.withLock {
-            ($0.abortReason, $0.stopReason, $0.unavailable, $0.graceTask, $0.inputProblem)
+        let (abortReason, stopReason, stopCause, graceTask, inputProblem) = control.withLock {
+            ($0.abortReason, $0.stopReason, $0.stopCause, $0.graceTask, $0.inputProblem)
         }
         graceTask?.cancel()
         var status: RunStatus = .completed
@@ -274,7 +275,7 @@ public final class Engine: Sendable {
         options.progress?(ProgressEvent(elapsed: elapsed, steps: steps, isFinal: true))
         var summary = RunSummary(
             runID: checkpoint?.runID, status: status, reason: reason, steps: steps, elapsed: elapsed)
-        summary.stoppedUnavailable = status == .interrupted && unavailable
+        summary.stopCause = status == .interrupted ? stopCause : nil
         if status == .aborted { summary.inputProblem = inputProblem }
         return summary
     }

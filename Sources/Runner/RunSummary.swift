@@ -66,9 +66,12 @@ public struct RunSummary: Sendable {
     public var steps: [StepProgress]
     /// Real time the invocation took.
     public var elapsed: Duration
-    /// Whether the run stopped because a service it needs was unreachable (``ActionError/isUnavailable``);
-    /// `reason` then says which. The status is `interrupted`: resume when the service is back.
-    public var stoppedUnavailable = false
+    /// Why an action's error stopped the run (``ActionError/stopCause``): a service it needs was
+    /// unreachable, or its sign-in was refused; `reason` then says which. The status is `interrupted`:
+    /// resume when the service is back, or once signed in again.
+    public var stopCause: RunStopCause?
+    /// Whether the run stopped because a service it needs was unreachable.
+    public var stoppedUnavailable: Bool { stopCause == .unavailable }
     /// Set when the run aborted because an input is missing, unreadable or holds bad data.
     public var inputProblem: InputProblem?
 
@@ -78,11 +81,13 @@ public struct RunSummary: Sendable {
     public var skipped: Int { steps.reduce(0) { $0 + $1.skipped } }
 
     /// The process exit code: 0 when everything succeeded; 1 when the run completed with failed,
-    /// rejected or skipped items or a skipped step; 2 when a failure budget or a fatal error aborted it;
-    /// 65, 66 or 74 (sysexits) when an input's bad data, absence or unreadability aborted it; 75 when it
-    /// was interrupted (resume later). Never 0 when anything failed.
+    /// rejected or skipped items or a skipped step, or when its sign-in was refused (it stopped, resumable
+    /// once signed in again: a retry later without the operator would be refused alike); 2 when a failure
+    /// budget or a fatal error aborted it; 65, 66 or 74 (sysexits) when an input's bad data, absence or
+    /// unreadability aborted it; 75 when it was interrupted (resume later). Never 0 when anything failed.
     public var exitCode: Int32 {
         switch status {
+        case .interrupted where stopCause == .unauthorized: return 1
         case .interrupted, .running: return 75
         case .aborted where inputProblem == .invalidData: return 65
         case .aborted where inputProblem == .missing: return 66

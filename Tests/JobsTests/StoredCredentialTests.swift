@@ -1,10 +1,13 @@
 import Foundation
-import Jobs
 import OMSCore
 import OMSProtocol
+import Runner
+import Synchronization
 import TestSupport
 import Testing
 import WalletCrypto
+
+@testable import Jobs
 
 @Suite struct StoredCredentialTests {
     static func temporaryHome() -> CoreHome {
@@ -77,12 +80,43 @@ import WalletCrypto
                 try StoredCredential.require(home: home, core: "embedded", now: now)
             }
             #expect(expired?.code == .sessionExpired)
-            #expect(expired?.message == "session expired at \(RFC3339.format(expiry)): sign in again")
+            #expect(
+                expired?.message
+                    == "session expired at \(RFC3339.format(expiry)): sign in again: run 'walletops login --dev "
+                    + "--email E' (or --id-token-file F, --issuer-key-file F)")
         }
 
         #expect(try StoredCredential.remove(home: home))
         #expect(try !StoredCredential.remove(home: home))
         #expect(try StoredCredential.load(home: home) == nil)
+    }
+
+    /// The session's signer signs while the session lasts and refuses after (30 s early), with the message
+    /// of `require`; the engine then stops the run (`unauthorized`), as it does when the core refuses the
+    /// credential (expired, revoked) or a job finds no session.
+    @Test func theSessionSignerRefusesOnceTheSessionIsOverAndTheRunStops() throws {
+        let expiry: Int64 = 1_800_000_000
+        let clock = Atomic<Int64>(expiry - 31)
+        let credential = try Self.credential(key: try P256.Signing.PrivateKey(), expiresAt: expiry)
+        let signer = try credential.sessionSigner { clock.load(ordering: .relaxed) }
+        #expect(signer.credentialId == credential.credentialId)
+        let signature = try signer.signature(forPreimage: Array("preimage".utf8))
+        #expect(signature.hasPrefix("0x") && signature.count > 100)
+        clock.store(expiry - 30, ordering: .relaxed)
+        let refused = #expect(throws: JobsError.self) { try signer.signature(forPreimage: Array("preimage".utf8)) }
+        #expect(refused?.code == .sessionExpired)
+        #expect(refused?.message.hasPrefix("session expired at \(RFC3339.format(expiry)): sign in again") == true)
+
+        for error: any Error in [
+            refused!, JobsError(.notSignedIn, "not signed in"), WaasError(.keyExpired, "credential expired at ..."),
+            WaasError(.unauthorized, "credential was revoked"),
+        ] {
+            let classified = JobFailure.classify(error)
+            #expect(classified.stopCause == .unauthorized && classified.stopsRun, "\(error)")
+            #expect(ActionError.of(error)?.stopCause == (error is JobsError ? .unauthorized : nil), "\(error)")
+        }
+        #expect(JobFailure.classify(WaasError(.walletNotFound, "no such wallet")).stopCause == nil)
+        #expect(JobFailure.classify(JobsError(.invalidInput, "bad input")).stopCause == nil)
     }
 
     @Test func aKeyThatDoesNotMatchItsIdIsRefused() throws {

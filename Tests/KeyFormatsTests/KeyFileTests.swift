@@ -33,6 +33,41 @@ import Glibc
         expectRefusal(missing, code: .fileNotFound, errorClass: .io, secretForms: [])
     }
 
+    /// No two files of a directory share a reference: the file-name rule where it is unique (existing
+    /// inputs keep their references), the whole file name for the files it would give one reference.
+    @Test func referencesAreUniquePerFileOfADirectory() throws {
+        let address = "9d90a4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1"
+        let geth = [
+            "UTC--2019-01-01T00-00-00.000000000Z--\(address)",
+            "UTC--2019-01-01T00-00-00.000000000Z--\(address.uppercased())",
+        ]
+        let names =
+            ["a.json", "a.key", "a.json.bak", "b.json", "c", "c.json"] + geth + [
+                "UTC--2019-01-01T00-00-00.000000000Z--1111111111111111111111111111111111111111"
+            ]
+        let references = DirectoryListing.references(forFileNames: names)
+        #expect(Set(references).count == names.count, "\(references)")
+        #expect(
+            references == [
+                // a.json and a.key would both be `a`; then a.json meets a.json.bak's `a.json`.
+                "a.json", "a.key", "a.json.bak", "b", "c", "c.json", geth[0], geth[1],
+                "0x1111111111111111111111111111111111111111",
+            ], "\(references)")
+        // Without a collision the listing's references are the names' (what a resume of an older run sees).
+        let plain = ["k1.json", "k2.json", geth[0], "export.2024"]
+        #expect(DirectoryListing.references(forFileNames: plain) == plain.map(DirectoryListing.defaultReference))
+
+        // The listing carries them, and the readers give the records the listing's reference.
+        let dir = try TestDirectory()
+        defer { dir.remove() }
+        let key = Secp256k1.PrivateKey.generate()
+        for name in ["a.json", "a.key", "b.key"] { try dir.write(name, key.secretBytes.unsafeCopy()) }
+        let listing = try DirectoryListing(directory: dir.path)
+        #expect(listing.entries.map(\.reference) == ["a.json", "a.key", "b"])
+        let reader = try KeyDirectoryReader(directory: dir.path, format: .raw(.ethereum))
+        #expect(Array(reader).map(\.reference) == ["a.json", "a.key", "b"])
+    }
+
     @Test func rawEthereumDirectory() throws {
         let dir = try TestDirectory()
         defer { dir.remove() }

@@ -120,8 +120,8 @@ public struct RevokeGrantsAction: ChunkAction {
                     outcomes.append(.succeeded(Self.result("revoked")))
                 } catch {
                     let failure = JobFailure.classify(error)
-                    // An unreachable core stops the run: every later grant would fail the same way.
-                    if failure.isUnavailable { throw failure }
+                    // An unreachable core or a refused sign-in stops the run: every later grant would fail alike.
+                    if failure.stopsRun { throw failure }
                     outcomes.append(.failed(failure.errorClass, failure.message))
                 }
             }

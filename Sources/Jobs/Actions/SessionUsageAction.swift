@@ -89,7 +89,7 @@ public struct SessionUsageAction: ChunkAction {
                         ])))
             } catch {
                 let failure = JobFailure.classify(error)
-                if failure.isUnavailable { throw failure }
+                if failure.stopsRun { throw failure }
                 outcomes.append(.failed(failure.errorClass, failure.message))
             }
         }

@@ -61,10 +61,15 @@ enum ImportItems {
                         result: .failure(KeyFormatError(.emptyKey, "the row's key is not in memory any more")))
             }
         case .solanaJSONDirectory:
-            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .solanaKeypairJSON) }
+            return chunk.map {
+                KeyFile.readSecret(
+                    path: $0.fields["path"] ?? "", format: .solanaKeypairJSON, reference: $0.fields["reference"])
+            }
         case .rawDirectory:
             let type = configuration.type ?? .ethereum
-            return chunk.map { KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .raw(type)) }
+            return chunk.map {
+                KeyFile.readSecret(path: $0.fields["path"] ?? "", format: .raw(type), reference: $0.fields["reference"])
+            }
         case .keystoreDirectory:
             guard let passwords = configuration.passwords else {
                 throw ActionError.permanent("format keystore-dir needs password_env or password_file")
@@ -72,10 +77,10 @@ enum ImportItems {
             // Every file of the chunk goes to the pool at once: its slots bound the CPU and memory.
             return try await withThrowingTaskGroup(of: (Int, KeyRecord, Bool).self) { group in
                 for (index, item) in chunk.enumerated() {
-                    let path = item.fields["path"] ?? ""
+                    let (path, reference) = (item.fields["path"] ?? "", item.fields["reference"])
                     group.addTask {
                         let (record, derived) = try await pool.decryptFileCountingDerivation(
-                            at: path, passwords: passwords)
+                            at: path, passwords: passwords, reference: reference)
                         return (index, record, derived)
                     }
                 }
@@ -206,7 +211,7 @@ private final class ImportItemIterator: SynchronousItemIterator {
                 key: name,
                 fields: [
                     "source": name, "path": entry.path,
-                    "reference": DirectoryListing.defaultReference(forFileName: name),
+                    "reference": entry.reference,
                 ])
         }
     }
@@ -259,7 +264,8 @@ private final class ImportItemIterator: SynchronousItemIterator {
             }
             let row = PhraseRow(
                 phraseFile: entries[next].path, passphrase: passphrase, derivationPath: settings.path,
-                count: settings.count, indices: settings.indices, type: nil)
+                count: settings.count, indices: settings.indices, type: nil,
+                fileReference: entries[next].reference)
             return problem.map { row.refused($0) } ?? row
         default:
             return nil

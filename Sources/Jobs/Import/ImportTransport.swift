@@ -157,7 +157,11 @@ struct ImportTransport: Sendable {
                         wallet = await directory.wallet(address: address)
                     }
                     replies.append(wallet.map { .alreadyImported($0) } ?? .failed(error))
-                } catch let error as WaasError where !(error.code.httpStatus >= 500 || error.code.httpStatus == 429) {
+                } catch let error as WaasError
+                    where !(error.code.httpStatus >= 500 || error.code.httpStatus == 429)
+                    && !JobFailure.isSignInRefusal(error)
+                {
+                    // The key's own refusal; a refused session is the whole run's (thrown: it stops the run).
                     replies.append(.failed(error))
                 }
             }

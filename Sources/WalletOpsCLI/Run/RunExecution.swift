@@ -154,6 +154,10 @@ struct RunExecution {
             if let reportPath { context.standardOutput.writeLine("report: \(reportPath)") }
         }
         switch summary.status {
+        case .interrupted where summary.stopCause == .unauthorized:
+            context.standardError.writeLine(
+                "Error: \(prepared.redactor.redact(summary.reason ?? "the sign-in was refused")); run \(handle.runID) "
+                    + "stopped with its checkpoints saved. Once signed in, resume with:\n  \(resumeCommand)")
         case .interrupted where summary.stoppedUnavailable:
             context.standardError.writeLine(
                 "Error: \(prepared.redactor.redact(summary.reason ?? "a service is unreachable")); run \(handle.runID) "
