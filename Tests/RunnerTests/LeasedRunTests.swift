@@ -60,16 +60,19 @@ import Testing
             action.sinks = ChunkStepTests.twoSinks(dir)
             return action
         }
+        // Leases longer than the test can take, so no chunk lapses and an item worked twice is a claim
+        // handed out twice (a starved test process once held a 10 s lease past its end; takeovers are
+        // tested below).
         let coordinator = try Engine(
             plan: Self.plan(action("first"), items: 3_000, batch: 50),
             checkpoint: try await store.openRun(Self.identity),
-            options: .init(leasing: Leasing(owner: "first", lease: .seconds(10))))
+            options: .init(leasing: Leasing(owner: "first", lease: .seconds(120))))
         let running = Task { try await coordinator.run() }
         let runID = try await Self.openStep(store)
         let joiner = try Engine(
             plan: Self.plan(action("second"), items: 3_000, batch: 50),
             checkpoint: try await store.join(runID: runID, identity: Self.identity),
-            options: .init(leasing: Leasing(owner: "second", lease: .seconds(10))))
+            options: .init(leasing: Leasing(owner: "second", lease: .seconds(120))))
         let joined = try await joiner.join()
         let summary = try await running.value
 
