@@ -387,7 +387,7 @@ extension Engine {
     /// Works, beside the run's own process, on the chunk steps of the checkpoint's run that are shared
     /// through the store and still have chunks to claim, until none is left (or `stop()`); runs no other
     /// step and never finishes the run: its own process does (`walletops worker`). The summary counts
-    /// what this process did.
+    /// what this process did, and its ``RunSummary/stopCause`` says when an action's error stopped it.
     public func join() async throws -> RunSummary {
         guard let checkpoint, let leasing = options.leasing else {
             throw PlanError("joining a run needs its run store and a leasing configuration")
@@ -406,15 +406,17 @@ extension Engine {
                 await self.runLeasedChunks(runtime, action: action, leasing: leasing, coordinating: false)
                 runtime.progress.withLock { $0.status = .succeeded }
             }
-            let (abortReason, stopReason, graceTask) = self.control.withLock {
-                ($0.abortReason, $0.stopReason, $0.graceTask)
+            let (abortReason, stopReason, stopCause, graceTask) = self.control.withLock {
+                ($0.abortReason, $0.stopReason, $0.stopCause, $0.graceTask)
             }
             graceTask?.cancel()
             let steps = self.progressState.map { $0.withLock { $0 } }
             let status: RunStatus = abortReason != nil ? .aborted : (self.isRunning ? .completed : .interrupted)
-            return RunSummary(
+            var summary = RunSummary(
                 runID: checkpoint.runID, status: status, reason: abortReason ?? (self.isRunning ? nil : stopReason),
                 steps: steps, elapsed: self.realClock.now() - started)
+            summary.stopCause = status == .interrupted ? stopCause : nil
+            return summary
         }
     }
 }

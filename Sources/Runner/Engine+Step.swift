@@ -591,6 +591,11 @@ extension Engine {
             }
         } catch {
             if isCancelling || Task.isCancelled { return .abandoned }
+            if let stopping = ActionError.of(error), let cause = stopping.stopCause {
+                // Unreachable, or the sign-in refused: left in doubt for the resume, and the run stops.
+                suspend(item.redacting(stopping.message), cause: cause)
+                return .abandoned
+            }
             return .unknown("outcome unknown: the probe failed: \(item.redacting(String(describing: error)))")
         }
     }

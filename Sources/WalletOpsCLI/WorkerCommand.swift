@@ -32,8 +32,9 @@ struct WorkerCommand: Command {
                 input and its file, and never claimed. Secrets come from this worker's environment, as
                 for run. Only chunk steps are shared: the run's own process runs the other steps, waits
                 for the chunks, and writes the outputs.
-                Exit codes: 0 stopped by --max-runs or --idle-exit, 1 a run's items failed here,
-                65 a run was refused (its inputs differ here), 75 interrupted (SIGINT/SIGTERM).
+                Exit codes: 0 stopped by --max-runs or --idle-exit, 1 a run's items failed here or this
+                host's session expired or was refused (sign in, then start the worker again), 65 a run was
+                refused (its inputs differ here), 75 interrupted (SIGINT/SIGTERM) or the core unreachable.
                 """,
             options: [
                 Self.maxRuns, Self.concurrency, Self.idleExit, Self.poll, CommonOptions.home, CommonOptions.store,
@@ -102,6 +103,22 @@ struct WorkerCommand: Command {
                         + "(\(summary.succeeded) succeeded, \(summary.failed) failed, \(summary.rejected) rejected) in "
                         + DurationText.format(summary.elapsed)
                         + (summary.status == .aborted ? "; stopped: \(summary.reason ?? "")" : ""))
+                // A refused sign-in or an unreachable core stops this worker rather than the next join
+                // meeting it again: sign in on this host (exit 1) or let the supervisor retry later (75).
+                if summary.status == .interrupted, let cause = summary.stopCause, !worker.isStopping {
+                    let reason = summary.reason ?? "the run's requests were refused"
+                    switch cause {
+                    case .unauthorized:
+                        context.standardError.writeLine(
+                            "Error: \(reason); worker \(owner) stopped, its chunks in flight given back. Sign in on "
+                                + "this host (walletops login --home \(home.url.path)), then start it again")
+                        return ExitCode.failure.rawValue
+                    case .unavailable:
+                        context.standardError.writeLine(
+                            "Error: \(reason); worker \(owner) stopped, its chunks in flight given back (retry later)")
+                        return ExitCode.temporaryFailure.rawValue
+                    }
+                }
                 if let maxRuns, worked >= maxRuns { break }
                 idleSince = ContinuousClock.now
             }
