@@ -1,4 +1,5 @@
 import OMSProtocol
+import TextFormats
 import WalletCrypto
 
 /// Wallets printed as `walletops wallet list` does: an aligned table, CSV (RFC 4180), or a JSON array.
@@ -29,7 +30,7 @@ enum WalletTable {
             }
             return JSONValue.array(objects).serialized() + "\n"
         case .csv:
-            return ([headers] + wallets.map(row)).map { $0.map(csvField).joined(separator: ",") + "\n" }.joined()
+            return ([headers] + wallets.map(row)).map { CSVField.record($0) + "\n" }.joined()
         case .table:
             let rows = [headers.map { $0.uppercased() }] + wallets.map(row)
             let widths = headers.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -40,11 +41,5 @@ enum WalletTable {
                 }.joined(separator: "  ") + "\n"
             }.joined()
         }
-    }
-
-    /// RFC 4180 quoting (lines end with LF): quote fields holding a comma, quote, CR or LF, doubling quotes.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
