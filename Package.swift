@@ -39,19 +39,25 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: ["libmicrohttpd-dev"]),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: ["libpq-dev"]),
 
+        // The one writer of each text format every layer emits: RFC 4180 CSV fields, JSON strings. No dependencies.
+        .target(name: "TextFormats"),
         // scrypt's memory-hard core (see scryptKernelSettings).
         .target(name: "ScryptKernel", swiftSettings: scryptKernelSettings),
         // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
-        .target(name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium", "ScryptKernel"]),
+        .target(
+            name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium", "ScryptKernel", "TextFormats"]),
         // The OMS wire protocol: wire types, request signing and verification, error codes, transports.
-        .target(name: "OMSProtocol", dependencies: ["WalletCrypto"]),
+        .target(name: "OMSProtocol", dependencies: ["WalletCrypto", "TextFormats"]),
         // Legacy private-key formats for import: validation, CSV/raw/keystore/keypair readers, passwords.
-        .target(name: "KeyFormats", dependencies: ["WalletCrypto"]),
+        .target(name: "KeyFormats", dependencies: ["WalletCrypto", "TextFormats"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
-        .target(name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "SQLiteKit", "CMicroHTTPD"]),
+        .target(
+            name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
         // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
         // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
-        .target(name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto"], swiftSettings: explicitImports),
+        .target(
+            name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto", "KeyFormats"],
+            swiftSettings: explicitImports),
         // The core in process: what an app, a test or the CLI opts into to run without a server; the SDK's
         // `.embedded(home:)`, `.service(_:)` and `OMSWallet(publishableKey:)`.
         .target(
@@ -65,16 +71,19 @@ let package = Package(
         // A small PostgreSQL layer (libpq) for the run store shared by several machines (issue 24).
         .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // Playbooks: YAML with marks, schema, templates, diagnostics.
-        .target(name: "Playbook", dependencies: ["CYAML"]),
+        .target(name: "Playbook", dependencies: ["CYAML", "TextFormats"]),
         // The task-graph engine and its checkpoint store.
-        .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit", "PostgresKit"]),
+        .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit", "PostgresKit", "TextFormats"]),
         // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
         .target(
-            name: "Jobs", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook"]),
+            name: "Jobs",
+            dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook", "TextFormats"]),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",
-            dependencies: ["WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol", "KeyFormats"]),
+            dependencies: [
+                "WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol", "KeyFormats", "TextFormats",
+            ]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.
@@ -97,6 +106,7 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", path: "Sources/TestSupport"),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "ScryptKernel", "TestSupport"]),
         .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
@@ -112,7 +122,9 @@ let package = Package(
         .testTarget(name: "WalletOpsCLITests", dependencies: ["WalletOpsCLI", "TestSupport"]),
         .testTarget(
             name: "JobsTests",
-            dependencies: ["Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "Runner", "WalletCrypto", "TestSupport"]),
+            dependencies: [
+                "Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "Runner", "WalletCrypto", "TextFormats", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import TextFormats
 public import WalletCrypto
 
 /// BIP-39 recovery phrases: the English word list, the checksum, NFKD and the seed.

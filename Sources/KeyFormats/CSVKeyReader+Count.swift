@@ -1,4 +1,5 @@
 import Foundation
+import TextFormats
 
 extension CSVKeyReader {
     /// The data rows of the key file at `path` as ``nextRow()`` meets them (blank lines are not rows, the

@@ -1,4 +1,4 @@
-internal import CSodium
+import TextFormats
 import WalletCrypto
 
 /// Streams a CSV file of private keys (RFC 4180), one row at a time, with memory that does not grow
@@ -172,7 +172,7 @@ public final class CSVKeyReader {
 
     deinit {
         for buffer in secretScratch {
-            sodium_memzero(buffer.baseAddress, buffer.count)
+            SecretBytes.wipe(buffer.baseAddress, byteCount: buffer.count)
             buffer.deallocate()
         }
     }
@@ -512,7 +512,7 @@ public final class CSVKeyReader {
 
     private func resetRecord() {
         for slot in secretScratch.indices {
-            sodium_memzero(secretScratch[slot].baseAddress, secretLength[slot])
+            SecretBytes.wipe(secretScratch[slot].baseAddress, byteCount: secretLength[slot])
             secretLength[slot] = 0
         }
         for slot in cells.indices { cells[slot].removeAll(keepingCapacity: true) }

@@ -1,4 +1,3 @@
-internal import CSodium
 public import WalletCrypto
 
 extension EncryptedKeystore {
@@ -145,7 +144,7 @@ extension EncryptedKeystore {
     func v1CipherKey(_ derived: SecretBytes) -> SecretBytes {
         let digest = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 16)
         defer {
-            sodium_memzero(digest.baseAddress, digest.count)
+            SecretBytes.wipe(digest.baseAddress, byteCount: digest.count)
             digest.deallocate()
         }
         derived.withUnsafeBytes { Keccak256.hash(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<16]), into: digest) }

@@ -1,4 +1,3 @@
-internal import CSodium
 import WalletCrypto
 
 #if canImport(Glibc)
@@ -46,7 +45,7 @@ final class FileInput {
     }
 
     deinit {
-        sodium_memzero(buffer.baseAddress, buffer.count)
+        SecretBytes.wipe(buffer.baseAddress, byteCount: buffer.count)
         buffer.deallocate()
         close(descriptor)
     }
@@ -90,7 +89,7 @@ final class FileInput {
     func readAll(limit: Int) throws(KeyFormatError) -> SecretBytes {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 16)
         defer {
-            sodium_memzero(scratch.baseAddress, scratch.count)
+            SecretBytes.wipe(scratch.baseAddress, byteCount: scratch.count)
             scratch.deallocate()
         }
         var count = 0
@@ -106,7 +105,7 @@ final class FileInput {
 
     private func refill() throws(KeyFormatError) -> Bool {
         if atEnd { return false }
-        sodium_memzero(buffer.baseAddress, filled)
+        SecretBytes.wipe(buffer.baseAddress, byteCount: filled)
         filled = 0
         position = 0
         while true {

@@ -1,3 +1,4 @@
+import TextFormats
 public import WalletCrypto
 
 /// Single-file key formats: raw key bytes, one text key, and the Solana CLI keypair JSON.

@@ -1,10 +1,10 @@
-internal import CSodium
+import TextFormats
 import WalletCrypto
 
 extension KeyParser {
     /// 64 hex digits (after trimming and an optional `0x`), decoded straight into secret storage.
     static func ethereumHex(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
-        var text = trimmed(input)
+        var text = ASCII.trimmed(input)
         guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
         if text.count >= 2, text[text.startIndex] == 0x30, text[text.startIndex + 1] | 0x20 == 0x78 {
             text = text.dropFirst(2)
@@ -35,7 +35,7 @@ extension KeyParser {
 
     /// base58 text of a 32-byte seed or 64-byte keypair, decoded into wiped scratch memory.
     static func solanaBase58(_ input: UnsafeRawBufferPointer) throws(KeyFormatError) -> SecretBytes {
-        let text = trimmed(input)
+        let text = ASCII.trimmed(input)
         guard !text.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
         if let bad = text.firstIndex(where: { !ASCII.isPrintable($0) }) {
             throw KeyFormatError(
@@ -61,11 +61,7 @@ extension KeyParser {
     static func raw(_ input: UnsafeRawBufferPointer, lengths: [Int], type: KeyType) throws(KeyFormatError)
         -> SecretBytes
     {
-        guard !input.isEmpty else { throw KeyFormatError(.emptyKey, "the private key is empty") }
-        guard lengths.contains(input.count) else {
-            let expected = lengths.map(String.init).joined(separator: " or ")
-            throw KeyFormatError(.wrongLength, "expected \(expected) raw bytes for a \(type) key, found \(input.count)")
-        }
+        try checkRawLength(input.count, lengths: lengths, type: type)
         // Random key bytes are all printable with probability about 1e-14: text of key length is far
         // more likely a truncated hex or base58 key, which must be refused, not imported as bytes.
         if input.allSatisfy({ (0x20...0x7E).contains($0) || ASCII.isWhitespace($0) }) {
@@ -76,13 +72,18 @@ extension KeyParser {
         return SecretBytes.copying(input)
     }
 
-    /// `input` without surrounding ASCII whitespace (a view; nothing is copied).
-    static func trimmed(_ input: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer> {
-        var text = input[...]
-        while let first = text.first, ASCII.isWhitespace(first) { text = text.dropFirst() }
-        while let last = text.last, ASCII.isWhitespace(last) { text = text.dropLast() }
-        return text
+    /// Refuses raw key bytes that are empty or of none of `lengths`.
+    static func checkRawLength(_ count: Int, lengths: [Int], type: KeyType) throws(KeyFormatError) {
+        guard count > 0 else { throw KeyFormatError(.emptyKey, "the private key is empty") }
+        guard lengths.contains(count) else {
+            let expected = lengths.map(String.init).joined(separator: " or ")
+            throw KeyFormatError(.wrongLength, "expected \(expected) raw bytes for a \(type) key, found \(count)")
+        }
     }
+
+    /// The lengths of a raw key of `type`: 32 (Ethereum scalar, Solana seed) or 64 (Solana keypair).
+    static func rawLengths(_ type: KeyType) -> [Int] { type == .ethereum ? [32] : [32, 64] }
+
 }
 
 /// A base58 decoder whose work buffer is wiped: WalletCrypto's `Base58.decode` takes a `String` and
@@ -117,7 +118,7 @@ enum Base58Secret {
         return try withUnsafeTemporaryAllocation(of: UInt32.self, capacity: limbCapacity) {
             limbs throws(KeyFormatError) -> SecretBytes in
             limbs.initialize(repeating: 0)
-            defer { sodium_memzero(limbs.baseAddress, limbCapacity * 4) }
+            defer { SecretBytes.wipe(limbs.baseAddress, byteCount: limbCapacity * 4) }
             var used = 0
             var overflow = false
             var index = leadingZeros

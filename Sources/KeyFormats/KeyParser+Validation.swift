@@ -25,9 +25,31 @@ extension KeyParser {
     {
         switch (type, encoding) {
         case (.ethereum, .text): return try ethereumScalar(ethereumHex(bytes))
-        case (.ethereum, .raw): return try ethereumScalar(raw(bytes, lengths: [32], type: type))
+        case (.ethereum, .raw): return try ethereumScalar(raw(bytes, lengths: rawLengths(.ethereum), type: type))
         case (.solana, .text): return try solanaSecret(solanaBase58(bytes))
-        case (.solana, .raw): return try solanaSecret(raw(bytes, lengths: [32, 64], type: type))
+        case (.solana, .raw): return try solanaSecret(raw(bytes, lengths: rawLengths(.solana), type: type))
+        }
+    }
+
+    /// Validates the key of an import as a request or an app hands it (OMS-REFERENCE "Import"), with the
+    /// rules of ``validate(_:type:encoding:)``: written as `encoding` when the caller states it, else raw
+    /// when its length is a raw key's (Ethereum 32 bytes, Solana 32 or 64) and text otherwise.
+    ///
+    /// Raw bytes are not refused for being printable: the form is stated by the sender, not guessed from
+    /// a file. The core and the SDK validate through here, so both accept exactly what the reference does.
+    ///
+    /// - Throws: the `KeyFormatError`s of ``validate(_:type:encoding:)`` but `notRawBytes`.
+    public static func validateImport(_ material: SecretBytes, type: KeyType, encoding: Encoding? = nil)
+        throws(KeyFormatError) -> ValidatedSecret
+    {
+        let isRawLength = material.count == 32 || (type == .solana && material.count == 64)
+        switch encoding ?? (isRawLength ? .raw : .text) {
+        case .text:
+            return try validate(material, type: type, encoding: .text)
+        case .raw:
+            // The bytes are the key as sent: kept, not copied.
+            try checkRawLength(material.count, lengths: rawLengths(type), type: type)
+            return type == .ethereum ? try ethereumScalar(material) : try solanaSecret(material)
         }
     }
 

@@ -1,3 +1,4 @@
+import TextFormats
 public import WalletCrypto
 
 /// Validates private keys exactly as the OMS import rules state, without ever putting key bytes in
@@ -45,9 +46,9 @@ public enum KeyParser {
     {
         switch (type, encoding) {
         case (.ethereum, .text): return try ethereum(secret: ethereumHex(bytes))
-        case (.ethereum, .raw): return try ethereum(secret: raw(bytes, lengths: [32], type: type))
+        case (.ethereum, .raw): return try ethereum(secret: raw(bytes, lengths: rawLengths(.ethereum), type: type))
         case (.solana, .text): return try solana(secret: solanaBase58(bytes))
-        case (.solana, .raw): return try solana(secret: raw(bytes, lengths: [32, 64], type: type))
+        case (.solana, .raw): return try solana(secret: raw(bytes, lengths: rawLengths(.solana), type: type))
         }
     }
 

@@ -1,5 +1,5 @@
-internal import CSodium
 import Foundation
+import TextFormats
 public import WalletCrypto
 
 #if canImport(Glibc)
@@ -130,7 +130,7 @@ public struct PasswordMap: Sendable {
                 }
             }
         } else {
-            let rows = SimpleCSV.parse(bytes)
+            let rows = CSVRecords.parse(bytes)
             guard let header = rows.first?.map({ $0.trimmingASCIIWhitespace().lowercased() }),
                 let fileColumn = header.firstIndex(of: "file")
             else {
@@ -163,52 +163,5 @@ public struct PasswordMap: Sendable {
             }
         }
         self.entries = entries
-    }
-}
-
-/// A small RFC 4180 parser for non-secret files that fit in memory (password maps).
-enum SimpleCSV {
-    static func parse(_ bytes: [UInt8]) -> [[String]] {
-        var rows: [[String]] = []
-        var row: [String] = []
-        var field: [UInt8] = []
-        var inQuotes = false
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        func endField() {
-            row.append(String(decoding: field, as: UTF8.self))
-            field.removeAll()
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if inQuotes {
-                if byte == 0x22 {
-                    if index < bytes.count && bytes[index] == 0x22 {
-                        field.append(0x22)
-                        index += 1
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    field.append(byte)
-                }
-                continue
-            }
-            switch byte {
-            case 0x22 where field.isEmpty: inQuotes = true
-            case 0x2C: endField()
-            case 0x0A, 0x0D:
-                if byte == 0x0D && index < bytes.count && bytes[index] == 0x0A { index += 1 }
-                endField()
-                rows.append(row)
-                row = []
-            default: field.append(byte)
-            }
-        }
-        if !field.isEmpty || !row.isEmpty {
-            endField()
-            rows.append(row)
-        }
-        return rows
     }
 }

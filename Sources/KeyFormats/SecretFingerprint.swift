@@ -1,8 +1,7 @@
-internal import CSodium
 import WalletCrypto
 
 /// A keyed digest of a validated secret for finding repeated keys without deriving addresses:
-/// keyed BLAKE2b-256 ([RFC 7693](https://www.rfc-editor.org/rfc/rfc7693), libsodium's
+/// keyed BLAKE2b-256 ([RFC 7693](https://www.rfc-editor.org/rfc/rfc7693), WalletCrypto's `BLAKE2b`, libsodium's
 /// `crypto_generichash`) under a random key of one ``SecretFingerprinter``, over a type tag and the
 /// canonical 32 secret bytes.
 ///
@@ -48,8 +47,7 @@ public struct SecretFingerprinter {
 
     /// A fingerprinter with a fresh random key.
     public init() {
-        _ = sodium_init()  // idempotent; lets libsodium pick its fastest BLAKE2b
-        key = SecretBytes.random(count: Int(crypto_generichash_KEYBYTES))
+        key = SecretBytes.random(count: BLAKE2b.keyByteCount)
     }
 
     /// The fingerprint of `secret`: keyed BLAKE2b-256 over the type tag (`ethereum\0`, `solana\0`) and
@@ -60,7 +58,7 @@ public struct SecretFingerprinter {
             let count = tag.count + 1 + secret.secret.count
             // The input holds the secret: built on the stack and wiped before it is released.
             return withUnsafeTemporaryAllocation(byteCount: count + 32, alignment: 16) { scratch in
-                defer { sodium_memzero(scratch.baseAddress, scratch.count) }
+                defer { SecretBytes.wipe(scratch.baseAddress, byteCount: scratch.count) }
                 let input = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
                 input.copyMemory(from: UnsafeRawBufferPointer(tag))
                 input[tag.count] = 0
@@ -68,12 +66,7 @@ public struct SecretFingerprinter {
                     UnsafeMutableRawBufferPointer(rebasing: input[(tag.count + 1)...]).copyMemory(from: $0)
                 }
                 let digest = UnsafeMutableRawBufferPointer(rebasing: scratch[count...])
-                key.withUnsafeBytes { key in
-                    _ = crypto_generichash(
-                        digest.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
-                        input.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(count),
-                        key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
-                }
+                key.withUnsafeBytes { BLAKE2b.hash(UnsafeRawBufferPointer(input), key: $0, into: digest) }
                 return SecretFingerprint(UnsafeRawBufferPointer(digest))
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TextFormats
 
 /// A JSON-like value that templates read and produce: vars, item rows, step outputs, `with` parameters.
 public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
@@ -43,10 +44,11 @@ public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
         case .null: return "null"
         case .bool, .int: return description
         case .double(let d): return d.isFinite ? Self.format(d) : "null"
-        case .string(let s): return Self.quote(s)
+        case .string(let s): return JSONString.quoted(s)
         case .list(let items): return "[" + items.map(\.json).joined(separator: ",") + "]"
         case .object(let fields):
-            return "{" + fields.keys.sorted().map { Self.quote($0) + ":" + fields[$0]!.json }.joined(separator: ",")
+            return "{"
+                + fields.keys.sorted().map { JSONString.quoted($0) + ":" + fields[$0]!.json }.joined(separator: ",")
                 + "}"
         }
     }
@@ -98,22 +100,6 @@ public enum TemplateValue: Sendable, Hashable, CustomStringConvertible {
     private static func format(_ d: Double) -> String {
         if d == d.rounded(), abs(d) < 1e15 { return String(Int(d)) }
         return String(d)
-    }
-
-    private static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Chunk steps: a ``ChunkAction``'s items go to it in chunks, and every item ends with its own outcome.
 extension Engine {
     /// A chunk worker: takes whole chunks (consecutive items, in input order) until the feed ends.
@@ -311,7 +313,7 @@ extension StepRuntime {
         return step.sinks.map { sink in
             var bytes: [UInt8] = []
             for row in sink.rows(record) {
-                CSVRecord.append(item.secretFields.isEmpty ? row : row.map(item.redacting), to: &bytes)
+                CSVField.appendRecord(item.secretFields.isEmpty ? row : row.map(item.redacting), to: &bytes)
             }
             return bytes
         }

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TextFormats
 #endif
 
 /// A CSV file a chunk step writes one row to per item (or none), in input order.
@@ -63,32 +64,6 @@ public struct SinkRecord: Sendable {
     }
 }
 
-/// RFC 4180 records as bytes.
-enum CSVRecord {
-    /// Appends `fields` as one record ending in CRLF; a field is quoted when it holds a comma, a quote or
-    /// a line break.
-    static func append(_ fields: [String], to bytes: inout [UInt8]) {
-        for (index, field) in fields.enumerated() {
-            if index > 0 { bytes.append(0x2C) }
-            var field = field
-            let plain = field.withUTF8 { utf8 in
-                for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return false }
-                bytes.append(contentsOf: utf8)
-                return true
-            }
-            guard !plain else { continue }
-            bytes.append(0x22)
-            for byte in field.utf8 {
-                if byte == 0x22 { bytes.append(0x22) }
-                bytes.append(byte)
-            }
-            bytes.append(0x22)
-        }
-        bytes.append(0x0D)
-        bytes.append(0x0A)
-    }
-}
-
 /// The error of a sink file that cannot be opened, truncated or written.
 struct SinkError: Error, CustomStringConvertible {
     var description: String
@@ -144,7 +119,7 @@ final class SinkFile: @unchecked Sendable {
             file.offset = committed
         } else {
             var header: [UInt8] = []
-            CSVRecord.append(sink.header, to: &header)
+            CSVField.appendRecord(sink.header, to: &header)
             try file.append(header)
         }
         return file

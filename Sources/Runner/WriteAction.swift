@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TextFormats
 
 /// Writes one row per item to a CSV or JSON Lines report.
 ///
@@ -41,14 +42,14 @@ public final class WriteAction: Action {
         let line: String
         switch format {
         case .csv:
-            line = values.map(Self.csvField).joined(separator: ",") + "\r\n"
+            line = CSVField.record(values) + "\r\n"
         case .jsonLines:
             var object = "{"
             for (offset, name) in (["key"] + columns).enumerated() {
                 if offset > 0 { object += "," }
-                JSONText.appendString(name, to: &object)
+                JSONString.append(name, to: &object)
                 object += ":"
-                JSONText.appendString(values[offset], to: &object)
+                JSONString.append(values[offset], to: &object)
             }
             line = object + "}\n"
         }
@@ -63,17 +64,12 @@ public final class WriteAction: Action {
                 let end = try opened.seekToEnd()
                 if end == 0 && format == .csv {
                     try opened.write(
-                        contentsOf: Data(((["key"] + columns).map(Self.csvField).joined(separator: ",") + "\r\n").utf8))
+                        contentsOf: Data((CSVField.record(["key"] + columns) + "\r\n").utf8))
                 }
                 handle = opened
             }
             try handle!.write(contentsOf: Data(line.utf8))
         }
         return .empty
-    }
-
-    static func csvField(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }

@@ -1,8 +1,9 @@
 internal import COpenSSL
 import Foundation
 
-/// A NIST prime curve as OpenSSL names it, with the hash its ECDSA pairs with.
-struct NISTCurve: Sendable {
+/// A NIST prime curve as OpenSSL names it, with the hash its ECDSA pairs with; opaque outside WalletCrypto
+/// (``NISTPrimeCurve/curve``).
+public struct NISTCurve: Sendable {
     let name: String  // "P-256", for messages
     let groupName: String  // OpenSSL's group name
     let nid: Int32

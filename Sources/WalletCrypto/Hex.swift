@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Hexadecimal (RFC 4648 base16) encoding: lowercase out, strict in.
 ///
 /// Named `Base16` rather than `Hex` so that test targets importing both `WalletCrypto` and
@@ -71,26 +73,15 @@ public enum Base16 {
         var out = [UInt8](repeating: 0, count: digitCount / 2)
         for i in 0..<(digitCount / 2) {
             let hiOffset = start + 2 * i
-            guard let hi = nibble(utf8[hiOffset]) else {
+            guard let hi = ASCII.hexValue(utf8[hiOffset]) else {
                 throw DecodingError(code: .invalidCharacter, offset: hiOffset)
             }
-            guard let lo = nibble(utf8[hiOffset + 1]) else {
+            guard let lo = ASCII.hexValue(utf8[hiOffset + 1]) else {
                 throw DecodingError(code: .invalidCharacter, offset: hiOffset + 1)
             }
             out[i] = hi << 4 | lo
         }
         utf8.removeAll()
         return out
-    }
-
-    /// The value of one ASCII hex digit, or nil.
-    @inline(__always)
-    static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c &- UInt8(ascii: "A") &+ 10
-        default: nil
-        }
     }
 }

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// A JSON value whose objects keep their member order, for JWT claims and JWK shapes.
 ///
 /// `JSONValue.parse` is a strict [RFC 8259](https://www.rfc-editor.org/rfc/rfc8259) parser that
@@ -145,7 +147,7 @@ extension JSONValue {
             } else {
                 out += "\(value)"
             }
-        case .string(let value): JSONValue.writeString(value, to: &out)
+        case .string(let value): JSONString.append(value, to: &out)
         case .array(let elements):
             out += "["
             for (index, element) in elements.enumerated() {
@@ -157,35 +159,12 @@ extension JSONValue {
             out += "{"
             for (index, member) in object.enumerated() {
                 if index > 0 { out += "," }
-                JSONValue.writeString(member.key, to: &out)
+                JSONString.append(member.key, to: &out)
                 out += ":"
                 member.value.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeString(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 }
 

@@ -81,6 +81,17 @@ public struct SecretBytes: Sendable {
         withUnsafeBytes { Array($0) }
     }
 
+    /// Overwrites `byteCount` bytes at `base` with zeros, in a way the compiler cannot drop as a dead store
+    /// (libsodium's `sodium_memzero`): for the scratch buffers of other modules that held a secret.
+    public static func wipe(_ base: UnsafeMutableRawPointer?, byteCount: Int) {
+        if let base, byteCount > 0 { sodium_memzero(base, byteCount) }
+    }
+
+    /// Overwrites `buffer` with zeros (see ``wipe(_:byteCount:)``).
+    public static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        wipe(buffer.baseAddress, byteCount: buffer.count)
+    }
+
     /// Overwrites an array holding secret bytes with zeros.
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { buffer in

@@ -1,3 +1,5 @@
+import KeyFormats
+
 /// `walletops crypto address`: prints the address of a private key read from a file or stdin.
 struct CryptoAddressCommand: Command {
     static let type = OptionSpec.option(

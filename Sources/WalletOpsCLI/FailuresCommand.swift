@@ -1,5 +1,6 @@
 import Foundation
 import Runner
+import TextFormats
 
 /// `walletops failures RUN`: the failed and rejected items of a run.
 struct FailuresCommand: Command {
@@ -32,11 +33,10 @@ struct FailuresCommand: Command {
             out.write("step,key,state,attempts,class,message\r\n")
             for item in items {
                 out.write(
-                    [
+                    CSVField.record([
                         item.step, item.key, item.state.rawValue, String(item.attempts), item.errorClass ?? "",
                         item.message ?? "",
-                    ]
-                    .map(Self.csvField).joined(separator: ",") + "\r\n")
+                    ]) + "\r\n")
             }
         default:
             var rows = [["step", "key", "state", "attempts", "class", "message"]]
@@ -50,11 +50,5 @@ struct FailuresCommand: Command {
             out.writeLine("\(items.count) failed or rejected item\(items.count == 1 ? "" : "s") in run \(record.id)")
         }
         return ExitCode.success.rawValue
-    }
-
-    /// RFC 4180 quoting.
-    static func csvField(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

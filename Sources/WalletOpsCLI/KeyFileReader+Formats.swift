@@ -1,3 +1,4 @@
+import TextFormats
 import WalletCrypto
 
 extension KeyFileReader {
@@ -19,15 +20,15 @@ extension KeyFileReader {
                     "\(source): expected 64 hex digits (optionally after 0x) or 32 raw bytes, found \(text.count) characters"
                 )
             }
-            if let bad = text.firstIndex(where: { !$0.isHexDigit }) {
+            if let bad = text.firstIndex(where: { ASCII.hexValue($0) == nil }) {
                 throw CLIError.dataError(
                     "\(source): expected 64 hex digits, found a character that is not a hex digit at position \(bad - text.startIndex + 1)"
                 )
             }
             return SecretBytes(count: 32) { out in
                 for i in 0..<32 {
-                    let high = text[text.startIndex + 2 * i].hexValue
-                    let low = text[text.startIndex + 2 * i + 1].hexValue
+                    let high = ASCII.hexValue(text[text.startIndex + 2 * i])!
+                    let low = ASCII.hexValue(text[text.startIndex + 2 * i + 1])!
                     out[i] = high << 4 | low
                 }
             }
@@ -40,7 +41,7 @@ extension KeyFileReader {
         if (contents.count == 32 || contents.count == 64) && !isText(contents) { return contents }
         return try contents.withUnsafeBytes { raw throws -> SecretBytes in
             let text = raw[...].trimmingASCIIWhitespaceBytes()
-            if text.count == 64 && text.allSatisfy(\.isHexDigit) {
+            if text.count == 64 && text.allSatisfy({ ASCII.hexValue($0) != nil }) {
                 throw CLIError.dataError(
                     "\(source): found 64 hex digits; a Solana key file holds base58 text, a JSON array of 64 "
                         + "numbers, or 32/64 raw bytes")
@@ -117,16 +118,5 @@ extension BidirectionalCollection where Element == UInt8, SubSequence == Self {
         while let first = result.first, isSpace(first) { result = result.dropFirst() }
         while let last = result.last, isSpace(last) { result = result.dropLast() }
         return result
-    }
-}
-
-extension UInt8 {
-    /// The value of an ASCII hex digit (callers check `isHexDigit` first).
-    var hexValue: UInt8 {
-        switch self {
-        case 0x30...0x39: return self - 0x30
-        case 0x41...0x46: return self - 0x41 + 10
-        default: return self - 0x61 + 10
-        }
     }
 }

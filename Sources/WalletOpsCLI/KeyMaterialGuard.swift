@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Refuses private keys typed on the command line.
 ///
 /// Command-line arguments are saved in shell history and are readable by every user of the
@@ -12,7 +14,9 @@ public enum KeyMaterialGuard {
         var body = Substring(text.trimmingASCIIWhitespace())
         if body.hasPrefix("[") { return looksLikeByteArray(body) }
         if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
-        if (body.utf8.count == 64 || body.utf8.count == 128) && body.utf8.allSatisfy(\.isHexDigit) { return true }
+        if (body.utf8.count == 64 || body.utf8.count == 128) && body.utf8.allSatisfy({ ASCII.hexValue($0) != nil }) {
+            return true
+        }
         let length = body.utf8.count
         if (43...44).contains(length) || (86...88).contains(length) {
             return body.utf8.allSatisfy(\.isBase58Digit)
@@ -55,10 +59,6 @@ extension Character {
 }
 
 extension UInt8 {
-    var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
-    }
-
     /// In the Bitcoin base58 alphabet (no 0, O, I, l).
     var isBase58Digit: Bool {
         switch self {

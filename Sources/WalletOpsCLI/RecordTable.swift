@@ -1,3 +1,4 @@
+import TextFormats
 import WalletCrypto
 
 /// Records printed as the listing commands print them (`access list`, `remote sessions`, `remote
@@ -16,7 +17,7 @@ struct RecordTable {
         case .json:
             return JSONValue.array(objects).serialized() + "\n"
         case .csv:
-            return ([headers] + rows).map { $0.map(WalletTable.csvField).joined(separator: ",") + "\n" }.joined()
+            return ([headers] + rows).map { CSVField.record($0) + "\n" }.joined()
         case .table:
             let all = [headers.map { $0.uppercased() }] + rows
             let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }

@@ -1,4 +1,5 @@
 import Jobs
+import KeyFormats
 import OMSProtocol
 
 /// `walletops wallet create`: a new wallet whose key is made and kept by the core.

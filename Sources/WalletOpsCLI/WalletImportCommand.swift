@@ -157,7 +157,6 @@ struct WalletImportCommand: Command {
         throws -> ParsedKey
     {
         let source = KeyFileReader.sourceName(path)
-        let keyType: KeyFormats.KeyType = type == .solana ? .solana : .ethereum
         do {
             switch format {
             case .keystore:
@@ -170,10 +169,10 @@ struct WalletImportCommand: Command {
                 return try keystore.decrypt(password: try password!.password(for: path))
             case .hex, .base58:
                 return try KeyParser.parse(
-                    try KeyFileReader(context: context).read(path: path), type: keyType, encoding: .text)
+                    try KeyFileReader(context: context).read(path: path), type: type, encoding: .text)
             case .raw:
                 return try KeyParser.parse(
-                    try KeyFileReader(context: context).read(path: path), type: keyType, encoding: .raw)
+                    try KeyFileReader(context: context).read(path: path), type: type, encoding: .raw)
             case .solanaJSON:
                 let pair = try KeyFile.solanaKeypairJSON(try KeyFileReader(context: context).read(path: path))
                 return try KeyParser.parse(pair, type: .solana, encoding: .raw)

@@ -17,34 +17,15 @@ enum WalletTable {
         [wallet.id, wallet.walletType.rawValue, wallet.address, wallet.reference ?? "", wallet.keyOrigin.rawValue]
     }
 
+    /// The wallets as a ``RecordTable``: the JSON objects name the key origin `keyOrigin`, as the wire does.
     static func render(_ wallets: [Wallet], as format: Format) -> String {
-        switch format {
-        case .json:
-            let objects = wallets.map { wallet -> JSONValue in
-                .object([
-                    "id": .string(wallet.id), "type": .string(wallet.walletType.rawValue),
-                    "address": .string(wallet.address), "reference": wallet.reference.map(JSONValue.string) ?? .null,
-                    "keyOrigin": .string(wallet.keyOrigin.rawValue),
-                ])
-            }
-            return JSONValue.array(objects).serialized() + "\n"
-        case .csv:
-            return ([headers] + wallets.map(row)).map { $0.map(csvField).joined(separator: ",") + "\n" }.joined()
-        case .table:
-            let rows = [headers.map { $0.uppercased() }] + wallets.map(row)
-            let widths = headers.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-            return rows.map { row in
-                row.indices.map { column in
-                    column == row.count - 1
-                        ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                }.joined(separator: "  ") + "\n"
-            }.joined()
+        let objects = wallets.map { wallet -> JSONValue in
+            .object([
+                "id": .string(wallet.id), "type": .string(wallet.walletType.rawValue),
+                "address": .string(wallet.address), "reference": wallet.reference.map(JSONValue.string) ?? .null,
+                "keyOrigin": .string(wallet.keyOrigin.rawValue),
+            ])
         }
-    }
-
-    /// RFC 4180 quoting (lines end with LF): quote fields holding a comma, quote, CR or LF, doubling quotes.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return RecordTable(headers: headers, rows: wallets.map(row), objects: objects).render(as: format)
     }
 }

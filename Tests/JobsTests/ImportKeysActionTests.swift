@@ -5,6 +5,7 @@ import Runner
 import Synchronization
 import TestSupport
 import Testing
+import TextFormats
 import WalletCrypto
 
 @testable import Jobs
@@ -34,10 +35,10 @@ import WalletCrypto
         let summary = try await Self.run(action, in: directory)
         #expect(summary.succeeded == 3 && summary.rejected == 6 && summary.exitCode == 1)
         #expect(summary.steps.first?.total == 9, "the input's rows are the step's items")
-        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+        let output = CSVRecords.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
         #expect(output.dropFirst().map { $0[0] } == ["1", "2", "3"])
         #expect(output.dropFirst().map { $0[1] } == ["legacy-alice", "legacy-bob", "import-3"])
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
         let codes = rejects.dropFirst().map { "\($0[1].prefix { $0 != ":" }) \($0[2])" }
         #expect(
             codes == [
@@ -76,7 +77,7 @@ import WalletCrypto
                 rejects: directory.appendingPathComponent("rej.csv").path))
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.rejected == rows.count && summary.succeeded == 0)
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
         let found = rejects.dropFirst().map { "\($0[1].prefix { $0 != ":" }) \($0[2])" }
         #expect(found == rows.map(\.1))
         #expect(rejects.dropFirst().map { $0[0] } == (1...rows.count).map { String($0) })
@@ -109,8 +110,9 @@ import WalletCrypto
 
         var first: [String: Int] = [:]
         for (row, key) in keys.enumerated() where first[key] == nil { first[key] = row + 1 }
-        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8)).dropFirst()
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let output = CSVRecords.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+            .dropFirst()
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
             .dropFirst()
         #expect(output.map { Int($0[0])! } == first.values.sorted(), "exactly the first rows are imported, in order")
         #expect(rejects.allSatisfy { $0[2] == "duplicate" })
@@ -158,8 +160,9 @@ import WalletCrypto
                 rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: batch))
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.succeeded == 3 && summary.rejected == 3)
-        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8)).dropFirst()
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let output = CSVRecords.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+            .dropFirst()
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
             .dropFirst()
         #expect(output.map { $0[0] } == ["a-30.json", "b-31.json", "e-light.json"])
         #expect(output.map { $0[1] } == ["a-30", "b-31", "e-light"])
@@ -188,9 +191,9 @@ import WalletCrypto
         let again = try await Self.run(action, core, in: directory.appendingPathComponent("second"))
         #expect(again.succeeded == 50 && again.rejected == 1)
         #expect(try String(contentsOfFile: action.configuration.output, encoding: .utf8) == first)
-        #expect(CSVFile.parse(firstRejects).count == 2)
+        #expect(CSVRecords.parse(firstRejects).count == 2)
         // The later copy (row 51) is refused by the core the second time, not by the window.
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
         #expect(rejects.dropFirst().map { $0[0] } == ["51"])
         #expect(core.imported.count == 50)
     }
@@ -234,9 +237,9 @@ import WalletCrypto
         let all = (1...4).map { "ref-\($0)" }
         #expect(calls.withLock { $0 } == [all, all, ["ref-1"]], "only the transient item is sent again")
         #expect(summary.succeeded == 1 && summary.rejected == 3)
-        let output = CSVFile.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
+        let output = CSVRecords.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
         #expect(output.dropFirst().map { $0[2] } == ["wal_1"])
-        let rejects = CSVFile.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
+        let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
         let classes = rejects.dropFirst().map { "\($0[0]) \($0[1].prefix { $0 != ":" }) \($0[2])" }
         #expect(classes == ["2 duplicateKey duplicate", "3 duplicateKey duplicate", "4 InvalidRequest service"])
     }

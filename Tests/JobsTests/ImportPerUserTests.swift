@@ -4,6 +4,7 @@ import OMSCore
 import OMSProtocol
 import Runner
 import Testing
+import TextFormats
 import WalletCrypto
 
 @testable import Jobs
@@ -42,8 +43,8 @@ import WalletCrypto
         let action = ImportKeysAction(configuration, transport: transport)
         let summary = try await ImportKeysActionTests.run(action, in: directory)
         #expect(summary.succeeded == 72 && summary.rejected == 2, "two duplicates: rejected rows")
-        let output = CSVFile.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
-        let rejects = CSVFile.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
+        let output = CSVRecords.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
+        let rejects = CSVRecords.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
         #expect(output.map { $0[0] } == (1...72).map(String.init))
         #expect(rejects.map { $0[0] } == ["73", "74"])
         #expect(rejects.allSatisfy { $0[1].hasPrefix("duplicateKey: ") && $0[2] == "duplicate" })

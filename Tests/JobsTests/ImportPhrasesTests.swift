@@ -5,6 +5,7 @@ import OMSProtocol
 import Runner
 import TestSupport
 import Testing
+import TextFormats
 import WalletCrypto
 
 @testable import Jobs
@@ -105,7 +106,7 @@ import WalletCrypto
         let summary = try await Self.run(ImportKeysAction(configuration, transport: transport), store: stores)
         #expect(summary.succeeded == 12 && summary.rejected == 5 && summary.exitCode == 1)
 
-        let out = CSVFile.parse(try String(contentsOfFile: output, encoding: .utf8))
+        let out = CSVRecords.parse(try String(contentsOfFile: output, encoding: .utf8))
         #expect(out.first == ImportKeysAction.outputHeader)
         var expectedRows: [[String]] = []
         for (index, item) in cases.enumerated() {
@@ -121,7 +122,7 @@ import WalletCrypto
         let solana = out.dropFirst().filter { $0[3] == "solana" }
         #expect(solana.map { $0[0] } == ["10:0", "10:1"] && solana.map { $0[1] } == ["sol-0", "sol-1"])
 
-        let rej = CSVFile.parse(try String(contentsOfFile: rejects, encoding: .utf8)).dropFirst()
+        let rej = CSVRecords.parse(try String(contentsOfFile: rejects, encoding: .utf8)).dropFirst()
         #expect(rej.map { $0[0] } == ["7:0", "7:1", "7:2", "8", "9"])
         #expect(rej.prefix(3).allSatisfy { $0[1].hasPrefix("duplicateKey: ") && $0[2] == "duplicate" })
         #expect(Array(rej)[3][1] == "unknownWord: word 5 is not in the BIP-39 English list")
@@ -225,7 +226,7 @@ import WalletCrypto
         let summary = try await ImportKeysActionTests.run(
             ImportKeysAction(configuration, transport: core.transport), in: directory)
         #expect(summary.succeeded == 4 && summary.rejected == 1)
-        let out = CSVFile.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
+        let out = CSVRecords.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
         #expect(out.map { $0[0] } == ["alice.txt:0", "alice.txt:1", "bob.txt:0", "bob.txt:1"])
         #expect(out.map { $0[1] } == ["alice-0", "alice-1", "bob-0", "bob-1"])
         // The fake core names no real address: the keys it received give them.
@@ -237,7 +238,7 @@ import WalletCrypto
             derived.append(try KeyParser.parse(SecretBytes(Array(key.utf8)), type: .ethereum, encoding: .text).address)
         }
         #expect(derived == (cases[0]["addresses"] as! [String]) + (cases[1]["addresses"] as! [String]))
-        let rej = CSVFile.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
+        let rej = CSVRecords.parse(try String(contentsOfFile: configuration.rejects, encoding: .utf8)).dropFirst()
         #expect(rej.map { $0[0] } == ["carol.txt"])
         #expect(rej.first?[1] == "unknownWord: word 3 is not in the BIP-39 English list")
         #expect(rej.first.map { !$0.joined().contains("notaword") } == true)

@@ -384,23 +384,6 @@ final class ChunkLog: Sendable {
     }
 }
 
-@Suite struct CSVRecordTests {
-    @Test func fieldsAreQuotedByteByByteAsRFC4180Asks() {
-        let cases: [(String, String)] = [
-            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("l1\r\nl2", "\"l1\r\nl2\""),
-            ("l1\nl2", "\"l1\nl2\""), ("cr\r", "\"cr\r\""), ("é😀", "é😀"), ("", ""),
-        ]
-        for (field, expected) in cases {
-            var bytes: [UInt8] = []
-            CSVRecord.append([field], to: &bytes)
-            #expect(bytes == Array((expected + "\r\n").utf8), "\(field)")
-        }
-        var row: [UInt8] = []
-        CSVRecord.append(["a", "b,c", ""], to: &row)
-        #expect(row == Array("a,\"b,c\",\r\n".utf8))
-    }
-}
-
 @Suite struct InputOrderAdmissionTests {
     /// Eight chunks in flight that take random times before and after their admission: the admissions
     /// still come in input order, each chunk's rows consecutive, while the chunks overlap.

@@ -24,11 +24,4 @@ import WalletCrypto
             #expect(throws: CLIError.self, "\(bad)") { try CoreServeCommand.parseListen(bad) }
         }
     }
-
-    @Test func csvFieldsAreQuotedOnlyWhenNeeded() {
-        #expect(WalletTable.csvField("plain") == "plain")
-        #expect(WalletTable.csvField("a,b") == "\"a,b\"")
-        #expect(WalletTable.csvField("say \"hi\"") == "\"say \"\"hi\"\"\"")
-        #expect(WalletTable.csvField("two\nlines") == "\"two\nlines\"")
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyFormats
 import OMSProtocol
 import SQLiteKit
 import WalletCrypto
@@ -244,7 +245,7 @@ extension WaasService {
         let random = SecretBytes.random(count: range.count * stride)
         var prepared = [PreparedImport?](repeating: nil, count: range.count)
         // Solana items wait for the chunk's batched derivation: (index, seed, wallet id, seal nonce).
-        var solana: [(index: Int, read: ImportedKeyParser.SolanaSeed, walletId: String, nonce: [UInt8])] = []
+        var solana: [(index: Int, seed: SecretBytes, walletId: String, nonce: [UInt8])] = []
         func refuse(_ index: Int, _ error: WaasError) {
             prepared[index - range.lowerBound] = .refused(WaasError(error.code, "wallets[\(index)]: \(error.message)"))
         }
@@ -260,7 +261,7 @@ extension WaasService {
                     let plaintext = try openImport(item, index: index, recipient: recipient, keyId: keyId)
                     let type = item.networkFamily.walletType
                     if type == .solana {
-                        solana.append((index, try ImportedKeyParser.solanaSeed(plaintext), walletId, nonce))
+                        solana.append((index, try Self.importedSecret(plaintext, type: .solana), walletId, nonce))
                         continue
                     }
                     let (address, sealed) = try importedKey(
@@ -275,11 +276,10 @@ extension WaasService {
             }
         }
         if !solana.isEmpty {
-            let publicKeys = try Ed25519.publicKeys(seeds: solana.map(\.read.seed))
+            let publicKeys = try Ed25519.publicKeys(seeds: solana.map(\.seed))
             for (entry, publicKey) in zip(solana, publicKeys) {
                 do {
-                    let key = try ImportedKeyParser.solanaKey(entry.read, derived: publicKey)
-                    let sealed = try sealer.seal(key.seed, nonce: entry.nonce, for: entry.walletId)
+                    let sealed = try sealer.seal(entry.seed, nonce: entry.nonce, for: entry.walletId)
                     let address = publicKey.solanaAddress
                     prepared[entry.index - range.lowerBound] = .ready(
                         walletId: entry.walletId, type: .solana, address: address,

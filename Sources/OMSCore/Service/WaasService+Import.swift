@@ -1,4 +1,5 @@
 import Foundation
+import KeyFormats
 import OMSProtocol
 import SQLiteKit
 import WalletCrypto
@@ -133,11 +134,11 @@ extension WaasService {
         }
         switch type {
         case .ethereum:
-            let key = try ImportedKeyParser.ethereum(plaintext)
+            let key = try Secp256k1.PrivateKey(Self.importedSecret(plaintext, type: .ethereum))
             return (key.ethereumAddress.checksummed, try seal(key.secretBytes))
         case .solana:
-            let key = try ImportedKeyParser.solana(plaintext)
-            return (key.publicKey.solanaAddress, try seal(key.seed))
+            let seed = try Self.importedSecret(plaintext, type: .solana)
+            return (try Ed25519.publicKey(seed: seed).solanaAddress, try seal(seed))
         case .unknown(let name):
             throw WaasError(.unsupportedWalletType, "wallet type \(name) is not supported")
         }

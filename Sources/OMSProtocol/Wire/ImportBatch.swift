@@ -1,3 +1,5 @@
+import TextFormats
+
 /// The recipient key and HPKE encapsulation shared by every item of a `Waas/ImportWallets` batch;
 /// binary fields are canonical base64.
 public struct BatchKeyMaterial: Codable, Hashable, Sendable {
@@ -21,7 +23,7 @@ public struct ImportWalletsItem: Codable, Hashable, Sendable {
         let fixed = 37 + networkFamily.rawValue.utf8.count
         let sealed = (keyBytes + 16 + 2) / 3 * 4
         guard let reference else { return fixed + sealed }
-        return fixed + sealed + 15 + JSONByteWriter.escapedSize(reference)
+        return fixed + sealed + 15 + JSONString.escapedByteCount(reference)
     }
 
     public var networkFamily: NetworkFamily

@@ -1,6 +1,7 @@
 import Foundation
 import Playbook
 import Synchronization
+import TextFormats
 
 /// Where run events go: JSON lines on standard output (`--log-format json`), or nowhere in text mode
 /// (the live display and the report tell the story). Every string passes through the redactor.
@@ -42,14 +43,15 @@ enum JSONField: Sendable {
     /// The JSON text, strings redacted.
     func text(_ redactor: Redactor) -> String {
         switch self {
-        case .string(let value): return Self.quote(redactor.redact(value))
+        case .string(let value): return JSONString.quoted(redactor.redact(value))
         case .int(let value): return String(value)
         case .double(let value): return value.isFinite ? String(format: "%.3f", value) : "null"
         case .bool(let value): return value ? "true" : "false"
         case .null: return "null"
         case .array(let values): return "[" + values.map { $0.text(redactor) }.joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.map { Self.quote($0.0) + ":" + $0.1.text(redactor) }.joined(separator: ",") + "}"
+            return "{" + members.map { JSONString.quoted($0.0) + ":" + $0.1.text(redactor) }.joined(separator: ",")
+                + "}"
         }
     }
 
@@ -62,25 +64,9 @@ enum JSONField: Sendable {
                 + indent + "]"
         case .object(let members) where !members.isEmpty:
             return "{\n"
-                + members.map { inner + Self.quote($0.0) + ": " + $0.1.pretty(redactor, indent: inner) }.joined(
+                + members.map { inner + JSONString.quoted($0.0) + ": " + $0.1.pretty(redactor, indent: inner) }.joined(
                     separator: ",\n") + "\n" + indent + "}"
         default: return text(redactor)
         }
-    }
-
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
