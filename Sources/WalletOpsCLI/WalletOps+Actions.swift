@@ -22,6 +22,7 @@ extension ActionRegistry {
     /// Registers the jobs' actions. Factories only read parameters: nothing is opened until a run.
     public mutating func registerJobs() {
         register("jobs.create-wallets") { request in
+            let services = request.services
             guard request.step.forEach != nil else {
                 throw CLIError.usage(
                     "step '\(request.step.id)' (jobs.create-wallets) needs for_each: a range input (1..count) or a "
@@ -33,29 +34,38 @@ extension ActionRegistry {
                     type: try request.walletType(), output: try request.requiredText("output"),
                     referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "wallet"
                 )
-            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
+            ) { try services.client(coreURL: coreURL) }
         }
         register("wallet.create") { request in
             let step = request.step
             let nonItem = request
-            return WalletCreateAction(type: try request.walletType(), coreURL: try request.coreURL()) { item in
-                guard let reference = try nonItem.parameters(item: item)["reference"]?.description, !reference.isEmpty
-                else { throw ActionError.rejected("step '\(step.id)': the item has no reference") }
-                return reference
-            }
+            let services = request.services
+            let coreURL = try request.coreURL()
+            return WalletCreateAction(
+                type: try request.walletType(),
+                reference: { item in
+                    guard let reference = try nonItem.parameters(item: item)["reference"]?.description,
+                        !reference.isEmpty
+                    else { throw ActionError.rejected("step '\(step.id)': the item has no reference") }
+                    return reference
+                }, client: { try services.client(coreURL: coreURL) })
         }
         register("jobs.write-wallets") { request in
             let input = try request.requiredText("input")
-            return WriteWalletsAction(output: try request.requiredText("output"), coreURL: try request.coreURL()) {
-                try CSVFile.read(path: input).compactMap { $0["reference"] }.filter { !$0.isEmpty }
-            }
+            let services = request.services
+            let coreURL = try request.coreURL()
+            return WriteWalletsAction(
+                output: try request.requiredText("output"),
+                references: { try CSVFile.read(path: input).compactMap { $0["reference"] }.filter { !$0.isEmpty } },
+                client: { try services.client(coreURL: coreURL) })
         }
         register("jobs.import-keys") { request in
             let configuration = try request.importConfiguration()
             request.warnOfIgnoredColumns(configuration)
-            return ImportKeysAction(configuration)
+            return ImportKeysAction(configuration, services: request.services)
         }
         register("jobs.reconcile-keys") { request in
+            let services = request.services
             let configuration = try request.importConfiguration()
             guard configuration.perUser == nil else {
                 throw CLIError.usage(
@@ -64,16 +74,18 @@ extension ActionRegistry {
             }
             let coreURL = configuration.coreURL
             return ReconcileKeysAction(configuration) {
-                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+                try services.client(coreURL: coreURL)
             }
         }
         register("jobs.reconcile-summary") { request in
+            let services = request.services
             let coreURL = try request.coreURL()
             return ReconcileSummaryAction(
                 output: try request.requiredText("output"), summary: try request.requiredText("summary")
-            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
+            ) { try services.client(coreURL: coreURL) }
         }
         register("jobs.revoke-select") { request in
+            let services = request.services
             let step = request.step.id
             var olderThan: Int64?
             if let text = try request.text("older_than"), !text.isEmpty {
@@ -98,9 +110,10 @@ extension ActionRegistry {
                     mode: try request.revokeMode(), selection: selection, appName: try request.text("app_name"),
                     olderThan: olderThan, type: type, maxRevocations: try request.integer("max_revocations") ?? 100,
                     output: try request.requiredText("output"), concurrency: try request.integer("concurrency") ?? 8)
-            ) { try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client }
+            ) { try services.client(coreURL: coreURL) }
         }
         register("jobs.revoke-grants") { request in
+            let services = request.services
             guard request.step.forEach != nil else {
                 throw CLIError.usage(
                     "step '\(request.step.id)' (jobs.revoke-grants) needs for_each: the grants a jobs.revoke-select "
@@ -108,13 +121,15 @@ extension ActionRegistry {
             }
             let coreURL = try request.coreURL()
             return RevokeGrantsAction(mode: try request.revokeMode(), output: try request.requiredText("output")) {
-                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+                try services.client(coreURL: coreURL)
             }
         }
         register("demo.seed") { request in
-            SeedDemoAction(
-                transfersPath: try request.text("transfers").flatMap { $0.isEmpty ? nil : $0 },
-                coreURL: try request.coreURL())
+            let services = request.services
+            let coreURL = try request.coreURL()
+            return SeedDemoAction(transfersPath: try request.text("transfers").flatMap { $0.isEmpty ? nil : $0 }) {
+                try services.session(coreURL: coreURL)
+            }
         }
         register("jobs.usage-report") { request in
             var formats: [String] = ["csv", "json", "md", "html"]
@@ -136,13 +151,15 @@ extension ActionRegistry {
                     nearLimit: try request.integer("near_limit") ?? 80, period: try request.periodSettings()))
         }
         register("jobs.usage-sessions") { request in
+            let services = request.services
             let coreURL = try request.coreURL()
             let period = try request.periodSettings()
             return UsageSessionsAction(concurrency: try request.integer("concurrency") ?? 8, period: period) {
-                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+                try services.client(coreURL: coreURL)
             }
         }
         register("jobs.session-usage") { request in
+            let services = request.services
             guard request.step.forEach != nil else {
                 throw CLIError.usage(
                     "step '\(request.step.id)' (jobs.session-usage) needs for_each: the sessions a "
@@ -161,7 +178,7 @@ extension ActionRegistry {
                 }
             }
             return SessionUsageAction(outputDirectory: try request.requiredText("output_dir"), tokens: tokens) {
-                try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL).client
+                try services.client(coreURL: coreURL)
             }
         }
     }

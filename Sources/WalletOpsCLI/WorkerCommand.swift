@@ -145,7 +145,8 @@ struct WorkerCommand: Command {
             prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: here, registry: registry, countInputs: false,
                 concurrency: arguments.integer(Self.concurrency),
-                core: arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:)))
+                core: arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:)),
+                services: CoreCommandSupport.jobServices(arguments, here))
         } catch {
             throw WorkerRefusal(message: "run \(runID): its playbook \(path) cannot be made ready here")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import Jobs
 import OMSCore
 import OMSProtocol
@@ -7,8 +8,8 @@ import Testing
 import WalletCrypto
 
 @Suite struct StoredCredentialTests {
-    static func temporaryHome() -> CoreHome {
-        CoreHome(
+    static func temporaryHome() -> WalletHome {
+        WalletHome(
             url: FileManager.default.temporaryDirectory.appendingPathComponent("walletops-jobs-\(UUID().uuidString)"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 
@@ -47,8 +48,8 @@ public struct ActionRegistry: Sendable {
 }
 
 /// What an action factory learns about its step: the step, the playbook, the run's template
-/// context (vars, environment, secrets) to render `with:` parameters, once or per item, and the run
-/// command's own settings (`--core`).
+/// context (vars, environment, secrets) to render `with:` parameters, once or per item, the run
+/// command's own settings (`--core`), and the services the command hands its job actions.
 public struct ActionRequest: Sendable {
     /// The step.
     public var step: Step
@@ -59,19 +60,22 @@ public struct ActionRequest: Sendable {
     /// The served core named by the run command's `--core`, or nil when the command has none. It comes
     /// before a step's `core` parameter and `$WALLETOPS_CORE` (see ``coreURL()``).
     public var core: URL?
+    /// The home, the core and the working directory of the command, for the job actions.
+    public var services: JobServices
     /// Says something the operator should see before the run (an input column that is not read) on
     /// standard error, as `warning: ...`.
     public var warn: @Sendable (String) -> Void
 
     /// Creates a request.
     public init(
-        step: Step, playbook: Playbook, context: TemplateContext, core: URL? = nil,
+        step: Step, playbook: Playbook, context: TemplateContext, core: URL? = nil, services: JobServices,
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.step = step
         self.playbook = playbook
         self.context = context
         self.core = core
+        self.services = services
         self.warn = warn
     }
 

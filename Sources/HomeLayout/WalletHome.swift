@@ -1,11 +1,10 @@
 import Foundation
-import WalletCrypto
 
-/// The home folder of an embedded core and the CLI: the core's database, its key-encryption key, the
-/// signed-in credential and the run checkpoints (ARCHITECTURE "Where data lives").
+/// The home folder of the CLI and its embedded core: where each file of the home lives (ARCHITECTURE
+/// "Where data lives"), so the core, the jobs and the CLI name them once.
 ///
 /// The folder is mode 0700 and every key file 0600, so no other user can read them.
-public struct CoreHome: Sendable {
+public struct WalletHome: Sendable {
     public let url: URL
 
     public init(url: URL) {
@@ -13,14 +12,15 @@ public struct CoreHome: Sendable {
     }
 
     /// The home named by `--home`, else `$WALLETOPS_HOME`, else `./.walletops`.
-    public static func resolve(explicit: String?, environment: [String: String]) -> CoreHome {
-        if let explicit, !explicit.isEmpty { return CoreHome(url: URL(fileURLWithPath: explicit)) }
+    public static func resolve(explicit: String?, environment: [String: String]) -> WalletHome {
+        if let explicit, !explicit.isEmpty { return WalletHome(url: URL(fileURLWithPath: explicit)) }
         if let fromEnvironment = environment["WALLETOPS_HOME"], !fromEnvironment.isEmpty {
-            return CoreHome(url: URL(fileURLWithPath: fromEnvironment))
+            return WalletHome(url: URL(fileURLWithPath: fromEnvironment))
         }
-        return CoreHome(url: URL(fileURLWithPath: ".walletops"))
+        return WalletHome(url: URL(fileURLWithPath: ".walletops"))
     }
 
+    /// The embedded core's database.
     public var databaseURL: URL { url.appendingPathComponent("core.sqlite") }
     /// The key-encryption key that seals every wallet key at rest.
     public var keyEncryptionKeyURL: URL { url.appendingPathComponent("kek.key") }
@@ -30,6 +30,10 @@ public struct CoreHome: Sendable {
     public var outboxURL: URL { url.appendingPathComponent("outbox") }
     /// The run checkpoint database of the worker.
     public var runsDatabaseURL: URL { url.appendingPathComponent("runs.sqlite") }
+    /// The run reports.
+    public var reportsURL: URL { url.appendingPathComponent("reports") }
+    /// The development attestation root (PEM), written by `core init` for clients to pin.
+    public var attestationRootURL: URL { url.appendingPathComponent("attestation-root.pem") }
 
     /// Whether `core init` has run here.
     public var isInitialized: Bool { FileManager.default.fileExists(atPath: databaseURL.path) }
@@ -41,18 +45,18 @@ public struct CoreHome: Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
 
-    /// Writes a file readable only by its owner (`PrivateFile`), reporting a failure as a `CoreHomeError`.
-    public static func writePrivateFile(_ bytes: some Collection<UInt8>, to url: URL) throws {
+    /// Writes a file readable only by its owner (`PrivateFile`), reporting a failure as a `WalletHomeError`.
+    public static func writePrivateFile(_ bytes: some Collection<UInt8>, to url: URL) throws(WalletHomeError) {
         do {
             try PrivateFile.write(bytes, to: url)
         } catch {
-            throw CoreHomeError(error.description)
+            throw WalletHomeError(error.description)
         }
     }
 }
 
 /// A home folder problem: what and where, never file contents.
-public struct CoreHomeError: Error, CustomStringConvertible, Sendable {
+public struct WalletHomeError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
