@@ -56,7 +56,8 @@ let package = Package(
         // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
         // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
         .target(
-            name: "OMSWallet", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto"], swiftSettings: explicitImports),
+            name: "OMSWallet", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto"],
+            swiftSettings: explicitImports),
         // The core in process: what an app, a test or the CLI opts into to run without a server; the SDK's
         // `.embedded(home:)`, `.service(_:)` and `OMSWallet(publishableKey:)`.
         .target(
@@ -91,7 +92,9 @@ let package = Package(
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
             name: "walletops-bench",
-            dependencies: ["WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "HomeLayout", "OMSCore", "OMSProtocol"],
+            dependencies: [
+                "WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "HomeLayout", "OMSCore", "OMSProtocol",
+            ],
             path: "bench/Sources/walletops-bench"),
 
         // Fuzz targets for the parsers of outside input: libFuzzer with `make fuzz` (-sanitize=fuzzer

@@ -11,7 +11,7 @@ struct JWKSCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = CoreCommandSupport.home(arguments, context)
-        let document = try await CoreCommandSupport.run {
+        let document: [UInt8] = try await CoreCommandSupport.run {
             if let coreURL = arguments.coreURL {
                 return try await HTTPFetch.get(coreURL.appendingPathComponent(".well-known/jwks.json"))
             }

@@ -55,7 +55,8 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try WalletHome.writePrivateFile([UInt8](try encoder.encode(self)), to: Self.url(home, credentialId: credentialId))
+        try WalletHome.writePrivateFile(
+            [UInt8](try encoder.encode(self)), to: Self.url(home, credentialId: credentialId))
     }
 
     /// The staged credential `id` (any case of the address).

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Runner
 
 /// `walletops retry RUN`: runs the failed (and skipped) items of the latest run of a playbook again.

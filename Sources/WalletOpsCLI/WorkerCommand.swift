@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 import Synchronization

@@ -35,8 +35,9 @@ public final class WaasService: WaasRequestHandler {
     /// over the cores only when it is the only one.
     let importsPreparing = Atomic<Int>(0)
 
-    init(home: WalletHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
-    {
+    init(
+        home: WalletHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int
+    ) {
         self.home = home
         self.store = store
         self.custody = custody

@@ -154,8 +154,11 @@ struct PreparedRun {
             self.plan = plan
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
-            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
             throw CommandExit(error.exitCode)
+        } catch let error as ActionSetupError {
+            cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
+            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
+            throw CommandExit(CLIError(error).exitCode)
         }
         // A chunk action that reads its own input: its rows are the step's items, its files part of the
         // identity (`<step>.input`, `<step>.input2`, ...).
