@@ -11,13 +11,19 @@ public struct WalletHome: Sendable {
         self.url = url.standardizedFileURL
     }
 
-    /// The home named by `--home`, else `$WALLETOPS_HOME`, else `./.walletops`.
-    public static func resolve(explicit: String?, environment: [String: String]) -> WalletHome {
-        if let explicit, !explicit.isEmpty { return WalletHome(url: URL(fileURLWithPath: explicit)) }
-        if let fromEnvironment = environment["WALLETOPS_HOME"], !fromEnvironment.isEmpty {
-            return WalletHome(url: URL(fileURLWithPath: fromEnvironment))
-        }
-        return WalletHome(url: URL(fileURLWithPath: ".walletops"))
+    /// The variable naming the home when `--home` is not given.
+    public static let environmentVariable = "WALLETOPS_HOME"
+
+    /// The home named by `--home`, else `$WALLETOPS_HOME`, else `./.walletops`: the one rule of every
+    /// walletops command and of the SDK's default core, relative paths resolved against `workingDirectory`.
+    public static func resolve(
+        explicit: String?, environment: [String: String],
+        workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    ) -> WalletHome {
+        let given = [explicit, environment[environmentVariable]].compactMap { $0 }.first { !$0.isEmpty }
+        let path = given ?? ".walletops"
+        if path.hasPrefix("/") { return WalletHome(url: URL(fileURLWithPath: path)) }
+        return WalletHome(url: workingDirectory.appendingPathComponent(path))
     }
 
     /// The embedded core's database.
