@@ -12,7 +12,8 @@ let scryptKernelSettings: [SwiftSetting] =
     ProcessInfo.processInfo.environment["WALLETOPS_OPTIMIZE_SCRYPT_KERNEL"] == nil ? [] : [.unsafeFlags(["-O"])]
 
 /// A module that uses a member of another module imports that module itself, so a dependency cannot hide
-/// behind another import (SE-0444): on for the SDK and the embedded core, whose dependencies are the point.
+/// behind another import (SE-0444): on for the SDK, the embedded core and the jobs, whose dependencies are
+/// the point.
 let explicitImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 /// One system-library target per Debian C library (STYLE.md "Layout").
@@ -79,7 +80,8 @@ let package = Package(
         // a core only through the protocol and the pieces the CLI hands them, so they never link the core.
         .target(
             name: "Jobs",
-            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook"]),
+            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook"],
+            swiftSettings: explicitImports),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",

@@ -56,21 +56,15 @@ public struct CoreConnection: Sendable {
     public static func open(
         home: WalletHome, coreURL: URL?, openHome: Bool = true, inProcess: InProcessCoreOpener
     ) throws -> CoreConnection {
-        var local: InProcessCore?
-        if coreURL == nil || openHome {
-            try requireCore(home)
-            local = try inProcess(home)
+        if let coreURL, !openHome {
+            return CoreConnection(
+                home: home, coreURL: coreURL, transport: HTTPTransport(baseURL: coreURL), developmentIssuer: nil)
         }
-        let transport: any WaasTransport
-        if let coreURL {
-            transport = HTTPTransport(baseURL: coreURL)
-        } else if let local {
-            transport = local.transport
-        } else {
-            throw JobsError(.noCore, "\(home.url.path): the home's core is not open")
-        }
+        try requireCore(home)
+        let local = try inProcess(home)
         return CoreConnection(
-            home: home, coreURL: coreURL, transport: transport, developmentIssuer: local?.developmentIssuer)
+            home: home, coreURL: coreURL, transport: coreURL.map { HTTPTransport(baseURL: $0) } ?? local.transport,
+            developmentIssuer: local.developmentIssuer)
     }
 
     /// A client without a credential (public methods and sign-in's first call need a signer anyway).
