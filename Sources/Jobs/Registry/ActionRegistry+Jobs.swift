@@ -20,11 +20,8 @@ extension ActionRegistry {
     public mutating func registerJobs() {
         register("jobs.create-wallets") { request in
             let services = request.services
-            guard request.step.forEach != nil else {
-                throw ActionSetupError.usage(
-                    "step '\(request.step.id)' (jobs.create-wallets) needs for_each: a range input (1..count) or a "
-                        + "CSV input with a reference column (see jobs/create-wallets.yaml)")
-            }
+            try request.requireForEach(
+                "a range input (1..count) or a CSV input with a reference column (see jobs/create-wallets.yaml)")
             let coreURL = try request.coreURL()
             return CreateWalletsAction(
                 .init(
@@ -112,11 +109,7 @@ extension ActionRegistry {
         }
         register("jobs.revoke-grants") { request in
             let services = request.services
-            guard request.step.forEach != nil else {
-                throw ActionSetupError.usage(
-                    "step '\(request.step.id)' (jobs.revoke-grants) needs for_each: the grants a jobs.revoke-select "
-                        + "step selected (see jobs/revoke-sweep.yaml)")
-            }
+            try request.requireForEach("the grants a jobs.revoke-select step selected (see jobs/revoke-sweep.yaml)")
             let coreURL = try request.coreURL()
             return RevokeGrantsAction(mode: try request.revokeMode(), output: try request.requiredPath("output")) {
                 try services.client(coreURL: coreURL)
@@ -159,11 +152,7 @@ extension ActionRegistry {
         }
         register("jobs.session-usage") { request in
             let services = request.services
-            guard request.step.forEach != nil else {
-                throw ActionSetupError.usage(
-                    "step '\(request.step.id)' (jobs.session-usage) needs for_each: the sessions a "
-                        + "jobs.usage-sessions step listed (see jobs/usage-report.yaml)")
-            }
+            try request.requireForEach("the sessions a jobs.usage-sessions step listed (see jobs/usage-report.yaml)")
             let coreURL = try request.coreURL()
             var tokens = TokenList()
             if let path = try request.path("token_list") {
@@ -180,6 +169,13 @@ extension ActionRegistry {
 }
 
 extension ActionRequest {
+    /// Refuses a step without `for_each`: its action works on the rows `items` describes.
+    func requireForEach(_ items: String) throws(ActionSetupError) {
+        guard step.forEach != nil else {
+            throw ActionSetupError.usage("step '\(step.id)' (\(step.action)) needs for_each: \(items)")
+        }
+    }
+
     /// The usage report's `period`, `since` and `until`, checked when the run is planned (and by
     /// `validate`), so a bad period stops the run before any request (exit 64).
     func periodSettings() throws -> UsageSessionsAction.PeriodSettings {
