@@ -12,7 +12,8 @@ let scryptKernelSettings: [SwiftSetting] =
     ProcessInfo.processInfo.environment["WALLETOPS_OPTIMIZE_SCRYPT_KERNEL"] == nil ? [] : [.unsafeFlags(["-O"])]
 
 /// A module that uses a member of another module imports that module itself, so a dependency cannot hide
-/// behind another import (SE-0444): on for the SDK and the embedded core, whose dependencies are the point.
+/// behind another import (SE-0444): on for the SDK, the embedded core and the jobs, whose dependencies are
+/// the point.
 let explicitImports: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 /// One system-library target per Debian C library (STYLE.md "Layout").
@@ -41,6 +42,9 @@ let package = Package(
 
         // The one writer of each text format every layer emits: RFC 4180 CSV fields, JSON strings. No dependencies.
         .target(name: "TextFormats"),
+        // The home folder's layout (credential, runs, outbox, reports, attestation root) and the 0600 writer of
+        // its private files: a leaf, so the core, the SDK, the jobs and the CLI name each file once.
+        .target(name: "HomeLayout"),
         // scrypt's memory-hard core (see scryptKernelSettings).
         .target(name: "ScryptKernel", swiftSettings: scryptKernelSettings),
         // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
@@ -52,19 +56,20 @@ let package = Package(
         .target(name: "KeyFormats", dependencies: ["WalletCrypto", "TextFormats"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(
-            name: "OMSCore", dependencies: ["OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
+            name: "OMSCore", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
         // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
         // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
         .target(
-            name: "OMSWallet", dependencies: ["OMSProtocol", "WalletCrypto", "KeyFormats"],
+            name: "OMSWallet", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats"],
             swiftSettings: explicitImports),
         // The core in process: what an app, a test or the CLI opts into to run without a server; the SDK's
         // `.embedded(home:)`, `.service(_:)` and `OMSWallet(publishableKey:)`.
         .target(
-            name: "OMSEmbedded", dependencies: ["OMSCore", "OMSProtocol", "OMSWallet"], swiftSettings: explicitImports),
+            name: "OMSEmbedded", dependencies: ["HomeLayout", "OMSCore", "OMSProtocol", "OMSWallet"],
+            swiftSettings: explicitImports),
         // The seed page as a runnable tour against an embedded core (`swift run sdk-tour`).
         .executableTarget(
-            name: "sdk-tour", dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "WalletCrypto"],
+            name: "sdk-tour", dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "HomeLayout", "WalletCrypto"],
             path: "examples/sdk-tour"),
         // A small SQLite layer shared by the core's store and the run checkpoints.
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
@@ -74,22 +79,27 @@ let package = Package(
         .target(name: "Playbook", dependencies: ["CYAML", "TextFormats"]),
         // The task-graph engine and its checkpoint store.
         .target(name: "Runner", dependencies: ["Playbook", "SQLiteKit", "PostgresKit", "TextFormats"]),
-        // Operator jobs: the connection to a core (embedded or served) and the signed-in credential.
+        // Operator jobs: the connection to a core (embedded or served) and the signed-in credential. They reach
+        // a core only through the protocol and the pieces the CLI hands them, so they never link the core.
         .target(
             name: "Jobs",
-            dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook", "TextFormats"]),
+            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook", "TextFormats"],
+            swiftSettings: explicitImports),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
             name: "WalletOpsCLI",
             dependencies: [
-                "WalletCrypto", "Playbook", "Runner", "Jobs", "OMSCore", "OMSProtocol", "KeyFormats", "TextFormats",
+                "WalletCrypto", "Playbook", "Runner", "Jobs", "HomeLayout", "OMSCore", "OMSEmbedded", "OMSProtocol",
+                "KeyFormats", "TextFormats",
             ]),
         .executableTarget(name: "walletops", dependencies: ["WalletOpsCLI"]),
 
         // Benchmarks print figures; they are never timed tests.
         .executableTarget(
             name: "walletops-bench",
-            dependencies: ["WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "OMSCore", "OMSProtocol"],
+            dependencies: [
+                "WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "HomeLayout", "OMSCore", "OMSProtocol",
+            ],
             path: "bench/Sources/walletops-bench"),
 
         // Fuzz targets for the parsers of outside input: libFuzzer with `make fuzz` (-sanitize=fuzzer
@@ -111,10 +121,11 @@ let package = Package(
         .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
         .testTarget(
-            name: "OMSCoreTests", dependencies: ["OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
+            name: "OMSCoreTests",
+            dependencies: ["HomeLayout", "OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),
         .testTarget(
             name: "OMSWalletTests",
-            dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "OMSProtocol", "WalletCrypto"]),
+            dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "HomeLayout", "OMSProtocol", "WalletCrypto"]),
         .testTarget(name: "PlaybookTests", dependencies: ["Playbook", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(
@@ -123,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "JobsTests",
             dependencies: [
-                "Jobs", "KeyFormats", "OMSCore", "OMSProtocol", "Runner", "WalletCrypto", "TextFormats", "TestSupport",
+                "Jobs", "HomeLayout", "KeyFormats", "OMSCore", "OMSEmbedded", "OMSProtocol", "Runner", "WalletCrypto",
+                "TextFormats", "TestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

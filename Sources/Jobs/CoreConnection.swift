@@ -1,21 +1,32 @@
 import Foundation
-import OMSCore
+import HomeLayout
 import OMSProtocol
 import WalletCrypto
 
-/// The way to one core: the embedded core of a home (`WaasService` in this process, reached through
-/// `InProcessTransport`) or a served core (`--core URL`, reached through `HTTPTransport`).
+/// The way to one core: the embedded core of a home (run in this process, reached through its
+/// in-process transport) or a served core (`--core URL`, reached through `HTTPTransport`).
 ///
-/// Both paths send the same signed request bytes, so a command behaves the same against either.
+/// Both paths send the same signed request bytes, so a command behaves the same against either; the jobs
+/// never link the core: the embedded one is opened by the ``InProcessCoreOpener`` the CLI hands in.
 public struct CoreConnection: Sendable {
     /// The home folder: the embedded core, and always the stored credential.
-    public let home: CoreHome
+    public let home: WalletHome
     /// The served core, or nil for the embedded one.
     public let coreURL: URL?
     /// How requests travel.
     public let transport: any WaasTransport
-    /// The embedded core, when the home's core was opened (always without `--core`).
-    public let service: WaasService?
+    /// The development issuer of the home's core, when the home's core was opened (always without `--core`).
+    public let developmentIssuer: (any DevelopmentIssuer)?
+
+    /// A connection of the given pieces.
+    public init(
+        home: WalletHome, coreURL: URL?, transport: any WaasTransport, developmentIssuer: (any DevelopmentIssuer)?
+    ) {
+        self.home = home
+        self.coreURL = coreURL
+        self.transport = transport
+        self.developmentIssuer = developmentIssuer
+    }
 
     /// `embedded`, or the served core's URL: what a stored credential is bound to.
     public var coreName: String { Self.coreName(coreURL) }
@@ -26,40 +37,34 @@ public struct CoreConnection: Sendable {
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
-    /// A connection to the core named by `--home` / `--core`.
+    /// Refuses a home where `walletops core init` has not run.
     ///
-    /// - Parameter openHome: whether to open the home's core even with `--core` (for what only the
-    ///   home holds: the development issuer's key, the project's publishable key).
-    /// - Throws: `JobsError.noCore` when the home has no core and it is needed.
-    public static func open(home: CoreHome, coreURL: URL?, openHome: Bool = true) throws -> CoreConnection {
-        var service: WaasService?
-        if coreURL == nil || openHome {
-            guard home.isInitialized else {
-                throw JobsError(
-                    .noCore, "\(home.url.path) has no core: run 'walletops core init --home \(home.url.path)'")
-            }
-            service = try WaasService.open(home: home)
+    /// - Throws: `JobsError.noCore`, naming the command that makes one.
+    public static func requireCore(_ home: WalletHome) throws(JobsError) {
+        guard home.isInitialized else {
+            throw JobsError(.noCore, "\(home.url.path) has no core: run 'walletops core init --home \(home.url.path)'")
         }
-        let transport: any WaasTransport =
-            if let coreURL { HTTPTransport(baseURL: coreURL) } else { InProcessTransport(handler: service!) }
-        return CoreConnection(home: home, coreURL: coreURL, transport: transport, service: service)
     }
 
-    /// The home's project named `name`, else its first project.
-    public func project(named name: String?) async throws -> ProjectRecord {
-        guard let service else { throw JobsError(.noCore, "the home's core is not open") }
-        let projects = try await service.projects()
-        if let name {
-            guard let project = projects.first(where: { $0.name == name }) else {
-                throw JobsError(
-                    .noCore,
-                    "no project '\(name)' in \(home.url.path) (projects: \(projects.map(\.name).joined(separator: ", ")))"
-                )
-            }
-            return project
+    /// A connection to the core named by `--home` / `--core`.
+    ///
+    /// - Parameters:
+    ///   - openHome: whether to open the home's core even with `--core` (for what only the home holds: the
+    ///     development issuer's key).
+    ///   - inProcess: opens the home's core in this process (the CLI's is OMSEmbedded's `EmbeddedCore`).
+    /// - Throws: `JobsError.noCore` when the home has no core and it is needed.
+    public static func open(
+        home: WalletHome, coreURL: URL?, openHome: Bool = true, inProcess: InProcessCoreOpener
+    ) throws -> CoreConnection {
+        if let coreURL, !openHome {
+            return CoreConnection(
+                home: home, coreURL: coreURL, transport: HTTPTransport(baseURL: coreURL), developmentIssuer: nil)
         }
-        guard let first = projects.first else { throw JobsError(.noCore, "\(home.url.path) has no project") }
-        return first
+        try requireCore(home)
+        let local = try inProcess(home)
+        return CoreConnection(
+            home: home, coreURL: coreURL, transport: coreURL.map { HTTPTransport(baseURL: $0) } ?? local.transport,
+            developmentIssuer: local.developmentIssuer)
     }
 
     /// A client without a credential (public methods and sign-in's first call need a signer anyway).
@@ -72,9 +77,10 @@ public struct CoreConnection: Sendable {
     ///
     /// Against the embedded core it opens the home; against `--core` it needs only the credential file.
     /// - Throws: `JobsError.notSignedIn` / `.sessionExpired` before any request is made.
-    public static func signedIn(home: CoreHome, coreURL: URL?, now: Int64 = Int64(Date().timeIntervalSince1970))
-        throws -> (connection: CoreConnection, credential: StoredCredential, client: WaasClient)
-    {
+    public static func signedIn(
+        home: WalletHome, coreURL: URL?, inProcess: InProcessCoreOpener,
+        now: Int64 = Int64(Date().timeIntervalSince1970)
+    ) throws -> (connection: CoreConnection, credential: StoredCredential, client: WaasClient) {
         let credential = try StoredCredential.require(home: home, core: coreName(coreURL), now: now)
         let key: PublishableKey
         do {
@@ -82,7 +88,7 @@ public struct CoreConnection: Sendable {
         } catch {
             throw JobsError(.invalidCredential, "the stored credential's publishable key is invalid: sign in again")
         }
-        let connection = try open(home: home, coreURL: coreURL, openHome: false)
+        let connection = try open(home: home, coreURL: coreURL, openHome: false, inProcess: inProcess)
         return (connection, credential, connection.client(publishableKey: key, signer: try credential.sessionSigner()))
     }
 
@@ -103,10 +109,22 @@ public struct CoreConnection: Sendable {
             page = response.page.flatMap { $0.hasMore ? Page(limit: $0.limit, cursor: $0.cursor) : nil }
         } while page != nil
     }
+}
 
-    /// The issuer's JWK Set: from the embedded core, or `GET <core>/.well-known/jwks.json`.
-    public func jwksDocument() async throws -> [UInt8] {
-        if let coreURL { return try await HTTPFetch.get(coreURL.appendingPathComponent(".well-known/jwks.json")) }
-        return try await service!.wellKnownJWKS()
+/// The embedded core of a home as the jobs reach it: its in-process transport and its development issuer.
+public struct InProcessCore: Sendable {
+    /// The same signed bytes the HTTP server would receive, handed to the core in this process.
+    public let transport: any WaasTransport
+    /// Mints development ID tokens from the home's key (`walletops login --dev`, `demo.seed`).
+    public let developmentIssuer: any DevelopmentIssuer
+
+    /// The pieces of one opened core.
+    public init(transport: any WaasTransport, developmentIssuer: any DevelopmentIssuer) {
+        self.transport = transport
+        self.developmentIssuer = developmentIssuer
     }
 }
+
+/// Opens the core of an initialized home in this process. The CLI hands one in (made from OMSEmbedded's
+/// `EmbeddedCore`) so the jobs depend on the protocol only, never on the core.
+public typealias InProcessCoreOpener = @Sendable (WalletHome) throws -> InProcessCore

@@ -1,5 +1,5 @@
 import Foundation
-import OMSCore
+import OMSProtocol
 import Playbook
 
 /// The period a usage report covers: `since <= executed at < until`, Unix seconds, UTC. Made from the

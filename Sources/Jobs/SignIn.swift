@@ -1,5 +1,5 @@
 import Foundation
-import OMSCore
+import HomeLayout
 import OMSProtocol
 import WalletCrypto
 
@@ -46,10 +46,10 @@ public enum SignIn {
     public static func development(
         email: String, connection: CoreConnection, publishableKey: PublishableKey, lifetime: Int?
     ) async throws -> StoredCredential {
-        guard let service = connection.service, let dev = try await service.devIssuer() else {
+        guard let issuer = connection.developmentIssuer else {
             throw JobsError(.noCore, "\(connection.home.url.path) has no development issuer")
         }
-        let token = try dev.idToken(email: email, now: service.now)
+        let token = try await issuer.idToken(email: email)
         return try await idToken(token, connection: connection, publishableKey: publishableKey, lifetime: lifetime)
     }
 
@@ -78,7 +78,7 @@ public enum SignIn {
     }
 
     /// The code a development core wrote for `verifier` in `<home>/outbox/<email>.txt`.
-    public static func outboxCode(home: CoreHome, email: String, verifier: String) throws -> String {
+    public static func outboxCode(home: WalletHome, email: String, verifier: String) throws -> String {
         let name =
             String(
                 email.trimmingCharacters(in: .whitespaces).lowercased().map {

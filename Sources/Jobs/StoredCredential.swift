@@ -1,12 +1,12 @@
 import Foundation
-import OMSCore
+import HomeLayout
 import OMSProtocol
 import WalletCrypto
 
 /// The CLI's signed-in credential, kept in `<home>/credential.json` (mode 0600).
 ///
 /// It holds the credential's P-256 private key (PKCS#8 DER, base64): the file IS the credential, so it
-/// is written only with `CoreHome.writePrivateFile` and never printed; `description` leaves the key out.
+/// is written only with `WalletHome.writePrivateFile` and never printed; `description` leaves the key out.
 /// `walletops logout` deletes the file and revokes nothing on the server (as the SDK's signOut).
 public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
     /// Who signed in.
@@ -109,7 +109,7 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
     // MARK: The file
 
     /// Reads `<home>/credential.json`; nil when there is none.
-    public static func load(home: CoreHome) throws -> StoredCredential? {
+    public static func load(home: WalletHome) throws -> StoredCredential? {
         let url = home.credentialURL
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let data: Data
@@ -126,16 +126,16 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
     }
 
     /// Writes `<home>/credential.json` with mode 0600, creating the home (0700) if needed.
-    public func save(home: CoreHome) throws {
+    public func save(home: WalletHome) throws {
         try home.create()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try CoreHome.writePrivateFile([UInt8](try encoder.encode(self)), to: home.credentialURL)
+        try WalletHome.writePrivateFile([UInt8](try encoder.encode(self)), to: home.credentialURL)
     }
 
     /// Deletes `<home>/credential.json`. Returns whether there was one.
     @discardableResult
-    public static func remove(home: CoreHome) throws -> Bool {
+    public static func remove(home: WalletHome) throws -> Bool {
         let url = home.credentialURL
         guard FileManager.default.fileExists(atPath: url.path) else { return false }
         do {
@@ -150,7 +150,7 @@ public struct StoredCredential: Codable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: `JobsError.notSignedIn` ("not signed in: run 'walletops login ...'") or
     ///   `JobsError.sessionExpired` ("session expired at ...: sign in again: run 'walletops login ...'").
-    public static func require(home: CoreHome, core: String, now: Int64) throws -> StoredCredential {
+    public static func require(home: WalletHome, core: String, now: Int64) throws -> StoredCredential {
         guard let credential = try load(home: home) else {
             throw JobsError(
                 .notSignedIn, "not signed in: run 'walletops login --dev --email E' (or --id-token-file F)")

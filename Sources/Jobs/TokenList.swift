@@ -1,4 +1,5 @@
 import Foundation
+import Playbook
 import WalletCrypto
 
 /// The ERC-20 tokens an operator names for the usage report (`token_list`): per chain and contract

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 
@@ -17,7 +18,7 @@ public struct CoreDevelopmentIssuer: DevelopmentIssuer {
 
     /// The issuer of the core in `home`, opened for each token (the core may be served by another process).
     public init(home: URL) {
-        self.core = { try WaasService.open(home: CoreHome(url: home)) }
+        self.core = { try WaasService.open(home: WalletHome(url: home)) }
     }
 
     /// A 600 s ID token for `email` (verified), timed by the core's clock.

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 
@@ -20,7 +21,7 @@ public struct EmbeddedCore: Sendable {
     ///
     /// - Throws: `CoreHomeError` when the home has no core or its key cannot be read.
     public static func open(home: URL) throws -> EmbeddedCore {
-        EmbeddedCore(service: try WaasService.open(home: CoreHome(url: home)))
+        EmbeddedCore(service: try WaasService.open(home: WalletHome(url: home)))
     }
 
     /// The in-process transport: the same signed bytes the HTTP server would receive, handed to the service.

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import OMSWallet
@@ -32,7 +33,7 @@ extension OMSWalletCore {
             Connection(
                 transport: HTTPTransport(baseURL: url), developmentIssuer: CoreDevelopmentIssuer(home: developmentHome),
                 attestation: {
-                    let rootURL = CoreHome(url: developmentHome).attestationRootURL
+                    let rootURL = WalletHome(url: developmentHome).attestationRootURL
                     guard let pem = try? String(contentsOf: rootURL, encoding: .utf8),
                         let policy = try? AttestationPolicy.development(rootPEM: pem)
                     else { throw CoreHomeError("no readable attestation-root.pem in the development home") }
@@ -45,7 +46,7 @@ extension OMSWalletCore {
     public static func `default`(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> OMSWalletCore
     {
-        .embedded(home: CoreHome.resolve(explicit: nil, environment: environment).url)
+        .embedded(home: WalletHome.resolve(explicit: nil, environment: environment).url)
     }
 }
 

@@ -62,4 +62,6 @@ public struct WaasMethod: Hashable, Sendable, CustomStringConvertible {
     public static let isValidMessageSignature = WaasMethod(.waasPublic, "IsValidMessageSignature")
     public static let isValidTypedDataSignature = WaasMethod(.waasPublic, "IsValidTypedDataSignature")
     public static let inspectCredential = WaasMethod(.waasPublic, "InspectCredential")
+    /// A walletops extension: the audiences the project trusts an OIDC issuer with (docs/protocol.md).
+    public static let getTrustedAudiences = WaasMethod(.waasPublic, "GetTrustedAudiences")
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import WalletCrypto
 
 /// The storage scope of one SDK instance: a directory (mode 0700) holding

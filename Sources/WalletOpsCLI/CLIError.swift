@@ -1,3 +1,5 @@
+import Jobs
+
 /// An error a command reports to the user: a message and the exit code it maps to.
 ///
 /// Printed to standard error as `Error: <message>`; a ``Code/usage`` error is followed by the
@@ -64,4 +66,19 @@ public struct CLIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Equal when the codes are equal (the message is for people, not for matching).
     public static func == (lhs: CLIError, rhs: CLIError) -> Bool { lhs.code == rhs.code }
+}
+
+extension CLIError {
+    /// The error of a step that could not be made into an action: a usage error (exit 64), or the code of
+    /// the file it names (66 missing, 74 unreadable, 65 malformed).
+    init(_ error: ActionSetupError) {
+        let code: Code =
+            switch error.inputProblem {
+            case nil: .usage
+            case .missing: .noInput
+            case .unreadable: .ioError
+            case .invalidData: .dataError
+            }
+        self.init(code, error.message, underlying: error)
+    }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import HomeLayout
 
 /// Options shared by many commands, declared once so every command spells and documents them the
 /// same way. Add them to a command with `options: CommonOptions.operatorOptions + [...]`.
 public enum CommonOptions {
     /// The environment variable naming the home folder when `--home` is not given.
-    public static let homeEnvironmentVariable = "WALLETOPS_HOME"
+    public static let homeEnvironmentVariable = WalletHome.environmentVariable
 
     /// `--home <dir>`: the folder holding the embedded core's database, credentials and checkpoints.
     public static let home = OptionSpec.option(
@@ -37,11 +38,10 @@ extension ParsedArguments {
     /// The home folder: `--home`, else `$WALLETOPS_HOME`, else `./.walletops`, relative paths
     /// resolved against the context's current directory.
     public func homeDirectory(in context: Context) -> URL {
-        if let path = value(CommonOptions.home), !path.isEmpty { return context.fileURL(path) }
-        if let path = context.environment[CommonOptions.homeEnvironmentVariable], !path.isEmpty {
-            return context.fileURL(path)
-        }
-        return context.fileURL(".walletops")
+        WalletHome.resolve(
+            explicit: value(CommonOptions.home), environment: context.environment,
+            workingDirectory: context.currentDirectory
+        ).url
     }
 
     /// The served core's URL from `--core`, or nil for the embedded core.

@@ -16,7 +16,7 @@ struct CoreAttestationRootCommand: Command {
         try CoreCommandSupport.requireEmbedded(arguments, "core attestation-root")
         let home = CoreCommandSupport.home(arguments, context)
         let pem = try await CoreCommandSupport.run {
-            try await CoreConnection.open(home: home, coreURL: nil).service!.attestationRoot().pemEncoded
+            try await CoreCommandSupport.embeddedCore(home).service.attestationRoot().pemEncoded
         }
         context.standardOutput.write(pem.hasSuffix("\n") ? pem : pem + "\n")
         return ExitCode.success.rawValue

@@ -1,6 +1,8 @@
 import Foundation
+import HomeLayout
 import Jobs
 import OMSCore
+import OMSEmbedded
 import OMSProtocol
 import WalletCrypto
 
@@ -8,8 +10,46 @@ import WalletCrypto
 /// transport errors into `CLIError`s with the documented exit codes.
 enum CoreCommandSupport {
     /// The home of `--home` / `$WALLETOPS_HOME` / `./.walletops`.
-    static func home(_ arguments: ParsedArguments, _ context: Context) -> CoreHome {
-        CoreHome(url: arguments.homeDirectory(in: context))
+    static func home(_ arguments: ParsedArguments, _ context: Context) -> WalletHome {
+        WalletHome(url: arguments.homeDirectory(in: context))
+    }
+
+    /// What the job actions of a run command are handed: its home, its working directory, and the embedded
+    /// core opened with OMSEmbedded.
+    static func jobServices(_ arguments: ParsedArguments, _ context: Context) -> JobServices {
+        JobServices(
+            home: home(arguments, context), workingDirectory: context.currentDirectory, inProcess: openInProcess)
+    }
+
+    /// Opens a home's core in this process for the jobs: its in-process transport and development issuer.
+    static let openInProcess: InProcessCoreOpener = { home in
+        let core = try EmbeddedCore.open(home: home.url)
+        return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+    }
+
+    /// The home's core, for the commands that administer it or read what only the home holds.
+    ///
+    /// - Throws: `JobsError.noCore` naming `walletops core init` when the home has none.
+    static func embeddedCore(_ home: WalletHome) throws -> EmbeddedCore {
+        try CoreConnection.requireCore(home)
+        return try EmbeddedCore.open(home: home.url)
+    }
+
+    /// The project of the home's core named `name`, else its first project.
+    static func project(named name: String?, in core: EmbeddedCore) async throws -> ProjectRecord {
+        let home = core.service.home
+        let projects = try await core.service.projects()
+        if let name {
+            guard let project = projects.first(where: { $0.name == name }) else {
+                throw JobsError(
+                    .noCore,
+                    "no project '\(name)' in \(home.url.path) (projects: \(projects.map(\.name).joined(separator: ", ")))"
+                )
+            }
+            return project
+        }
+        guard let first = projects.first else { throw JobsError(.noCore, "\(home.url.path) has no project") }
+        return first
     }
 
     /// Refuses `--core` for commands that work on the home's core files directly.
@@ -40,6 +80,8 @@ enum CoreCommandSupport {
             throw CLIError(.failure, "\(error.method.name): \(error.message)", underlying: error)
         } catch let error as CoreHomeError {
             throw CLIError(.failure, error.description, underlying: error)
+        } catch let error as WalletHomeError {
+            throw CLIError(.failure, error.description, underlying: error)
         } catch let error as WaasHTTPServerError {
             throw CLIError(.failure, "cannot serve: \(error)", underlying: error)
         }
@@ -56,5 +98,26 @@ enum CoreCommandSupport {
             throw CLIError.dataError("\(what) \(path) is not UTF-8 text")
         }
         return text
+    }
+}
+
+extension CoreConnection {
+    /// The connection of a command: the home's core, when it is opened, opened with OMSEmbedded.
+    static func open(home: WalletHome, coreURL: URL?, openHome: Bool = true) throws -> CoreConnection {
+        try open(home: home, coreURL: coreURL, openHome: openHome, inProcess: CoreCommandSupport.openInProcess)
+    }
+
+    /// The connection through `--core` (else the home's core `core`), with the development issuer of `core`.
+    init(home: WalletHome, coreURL: URL?, core: EmbeddedCore) {
+        self.init(
+            home: home, coreURL: coreURL, transport: coreURL.map { HTTPTransport(baseURL: $0) } ?? core.transport,
+            developmentIssuer: core.developmentIssuer)
+    }
+
+    /// The signed-in client of a command (see ``CoreConnection/signedIn(home:coreURL:inProcess:now:)``).
+    static func signedIn(home: WalletHome, coreURL: URL?) throws
+        -> (connection: CoreConnection, credential: StoredCredential, client: WaasClient)
+    {
+        try signedIn(home: home, coreURL: coreURL, inProcess: CoreCommandSupport.openInProcess)
     }
 }

@@ -40,9 +40,9 @@ struct CoreTrustIssuerCommand: Command {
         let issuer = arguments.value(Self.issuer)!
         let audience = arguments.value(Self.audience)!
         let project = try await CoreCommandSupport.run {
-            let connection = try CoreConnection.open(home: home, coreURL: nil)
-            let project = try await connection.project(named: arguments.value(Self.project))
-            try await connection.service!.trustIssuer(
+            let core = try CoreCommandSupport.embeddedCore(home)
+            let project = try await CoreCommandSupport.project(named: arguments.value(Self.project), in: core)
+            try await core.service.trustIssuer(
                 project: project.id, issuer: issuer, audience: audience, jwks: jwks)
             return project
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 
@@ -50,6 +51,8 @@ struct DueCommand: Command {
         var now = given ?? Date()
         if given == nil { now = Date(timeIntervalSince1970: try await store.currentTime()) }
         var worst: Int32 = 0
+        // One set of services for the folder: its playbooks share the signed-in sessions.
+        let services = CoreCommandSupport.jobServices(arguments, context)
         for name in names {
             let path = folder.appendingPathComponent(name).path
             let code = try await exitCode(context) {
@@ -73,7 +76,8 @@ struct DueCommand: Command {
                 }
                 let prepared = try PreparedRun(
                     path: path, varArguments: vars, context: context, registry: registry,
-                    isJSON: arguments.value(RunOptions.logFormat) == "json", core: arguments.coreURL)
+                    isJSON: arguments.value(RunOptions.logFormat) == "json", core: arguments.coreURL,
+                    services: services)
                 let resume = RunOptions.resumeCommand(
                     playbook: path, vars: vars, home: home.url.path, store: arguments.value(CommonOptions.store),
                     core: arguments.coreURL)

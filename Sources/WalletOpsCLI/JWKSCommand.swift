@@ -11,8 +11,11 @@ struct JWKSCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = CoreCommandSupport.home(arguments, context)
-        let document = try await CoreCommandSupport.run {
-            try await CoreConnection.open(home: home, coreURL: arguments.coreURL, openHome: false).jwksDocument()
+        let document: [UInt8] = try await CoreCommandSupport.run {
+            if let coreURL = arguments.coreURL {
+                return try await HTTPFetch.get(coreURL.appendingPathComponent(".well-known/jwks.json"))
+            }
+            return try await CoreCommandSupport.embeddedCore(home).service.wellKnownJWKS()
         }
         context.standardOutput.writeLine(try Self.canonical(document))
         return ExitCode.success.rawValue

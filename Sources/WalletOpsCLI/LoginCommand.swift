@@ -93,14 +93,16 @@ struct LoginCommand: Command {
                 try CoreCommandSupport.readFile($0, context, what: "ID token file", limit: 64 << 10)
             }
         let credential = try await CoreCommandSupport.run {
-            let connection = try CoreConnection.open(
-                home: home, coreURL: arguments.coreURL, openHome: givenKey == nil)
+            let connection: CoreConnection
             let key: PublishableKey
             if let givenKey {
+                connection = try CoreConnection.open(home: home, coreURL: arguments.coreURL, openHome: false)
                 key = givenKey
             } else {
+                let core = try CoreCommandSupport.embeddedCore(home)
+                connection = CoreConnection(home: home, coreURL: arguments.coreURL, core: core)
                 key = try PublishableKey(
-                    try await connection.project(named: arguments.value(Self.project)).publishableKey)
+                    try await CoreCommandSupport.project(named: arguments.value(Self.project), in: core).publishableKey)
             }
             if let token {
                 return try await SignIn.idToken(token, connection: connection, publishableKey: key, lifetime: lifetime)

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 
@@ -21,7 +22,8 @@ struct PlanCommand: Command {
         try await exiting {
             let path = arguments.argument(RunOptions.playbook)!
             let prepared = try PreparedRun(
-                path: path, varArguments: arguments.values(RunOptions.variable), context: context, registry: registry)
+                path: path, varArguments: arguments.values(RunOptions.variable), context: context, registry: registry,
+                services: CoreCommandSupport.jobServices(arguments, context))
             let playbook = prepared.playbook
             let redactor = prepared.redactor
             let out = context.standardOutput
@@ -57,7 +59,8 @@ struct PlanCommand: Command {
                     let fields = JSONField.object(
                         item.fields.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
                     var sample = "    \(item.key) \(fields.text(redactor))"
-                    let request = ActionRequest(step: step, playbook: playbook, context: prepared.context)
+                    let request = ActionRequest(
+                        step: step, playbook: playbook, context: prepared.context, services: prepared.services)
                     if !step.with.isEmpty {
                         let with =
                             (try? request.parameters(item: step.forEach == nil ? nil : item))

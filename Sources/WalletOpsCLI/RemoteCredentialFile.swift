@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import Jobs
 import OMSCore
 import OMSProtocol
@@ -7,7 +8,7 @@ import WalletCrypto
 /// A remote credential staged by `walletops remote register`, as an app's backend would keep it:
 /// its Ethereum key in `<home>/remote/<address>.json` (mode 0600, folder 0700).
 ///
-/// The file IS the credential: written only with `CoreHome.writePrivateFile`, never printed;
+/// The file IS the credential: written only with `WalletHome.writePrivateFile`, never printed;
 /// `description` leaves the key out.
 struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
     /// The secp256k1 key, hex. Never printed.
@@ -25,10 +26,10 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
     var description: String { "RemoteCredentialFile(\(credentialId), \(appName), core \(core))" }
 
     /// `<home>/remote`.
-    static func folder(_ home: CoreHome) -> URL { home.url.appendingPathComponent("remote") }
+    static func folder(_ home: WalletHome) -> URL { home.url.appendingPathComponent("remote") }
 
     /// `<home>/remote/<address>.json`, the address in EIP-55 form.
-    static func url(_ home: CoreHome, credentialId: String) -> URL {
+    static func url(_ home: WalletHome, credentialId: String) -> URL {
         folder(home).appendingPathComponent("\(credentialId).json")
     }
 
@@ -42,7 +43,7 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
     }
 
     /// Writes the file 0600 in a 0700 folder.
-    func save(home: CoreHome) throws {
+    func save(home: WalletHome) throws {
         try home.create()
         let folder = Self.folder(home)
         do {
@@ -54,11 +55,12 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try CoreHome.writePrivateFile([UInt8](try encoder.encode(self)), to: Self.url(home, credentialId: credentialId))
+        try WalletHome.writePrivateFile(
+            [UInt8](try encoder.encode(self)), to: Self.url(home, credentialId: credentialId))
     }
 
     /// The staged credential `id` (any case of the address).
-    static func load(home: CoreHome, credentialId id: String) throws -> RemoteCredentialFile {
+    static func load(home: WalletHome, credentialId id: String) throws -> RemoteCredentialFile {
         guard let address = try? EthereumAddress(id, strict: false) else {
             throw CLIError.usage(
                 "--credential must be a remote credential's address (0x and 40 hex digits), got '\(id)'")
@@ -94,7 +96,7 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
     }
 
     /// A client signing as this credential, over `--core` or the embedded core of the home.
-    func client(home: CoreHome, coreURL: URL?) throws -> WaasClient {
+    func client(home: WalletHome, coreURL: URL?) throws -> WaasClient {
         let connection = try CoreConnection.open(home: home, coreURL: coreURL, openHome: false)
         guard let key = try? PublishableKey(publishableKey) else {
             throw CLIError.dataError("the publishable key of remote credential \(credentialId) is invalid")

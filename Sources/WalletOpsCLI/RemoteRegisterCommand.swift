@@ -34,8 +34,9 @@ struct RemoteRegisterCommand: Command {
             appUrl: arguments.value(Self.appURL)!, appName: arguments.value(Self.appName)!,
             appLogoUrl: arguments.value(Self.appLogoURL) ?? "")
         let file = try await CoreCommandSupport.run {
-            let connection = try CoreConnection.open(home: home, coreURL: arguments.coreURL)
-            let project = try await connection.project(named: nil)
+            let core = try CoreCommandSupport.embeddedCore(home)
+            let connection = CoreConnection(home: home, coreURL: arguments.coreURL, core: core)
+            let project = try await CoreCommandSupport.project(named: nil, in: core)
             let key = Secp256k1.PrivateKey.generate()
             let client = connection.client(
                 publishableKey: try PublishableKey(project.publishableKey), signer: EthereumRequestSigner(key: key))

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Runner
 
 /// `walletops retry RUN`: runs the failed (and skipped) items of the latest run of a playbook again.
@@ -32,7 +33,8 @@ struct RetryCommand: Command {
             let core = arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:))
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry,
-                isJSON: arguments.value(RunOptions.logFormat) == "json", core: core)
+                isJSON: arguments.value(RunOptions.logFormat) == "json", core: core,
+                services: CoreCommandSupport.jobServices(arguments, context))
             // Failed items stay failed when a retry is interrupted, so the retry itself is what resumes.
             var words = ["walletops", "retry", String(record.id)]
             if let home = arguments.value(CommonOptions.home) { words += ["--home", context.fileURL(home).path] }

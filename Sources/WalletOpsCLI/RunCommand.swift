@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 
@@ -48,7 +49,8 @@ struct RunCommand: Command {
             let isJSON = arguments.value(RunOptions.logFormat) == "json"
             let prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: context, registry: registry, isJSON: isJSON,
-                concurrency: arguments.integer(Self.concurrency), core: arguments.coreURL)
+                concurrency: arguments.integer(Self.concurrency), core: arguments.coreURL,
+                services: CoreCommandSupport.jobServices(arguments, context))
             let accept = arguments.count(Self.acceptChanges) > 0
             let mode: RunStore.OpenMode
             if let runID = arguments.integer(Self.resume) {

@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 
 /// `walletops validate PLAYBOOK`: prints every problem at once; exit 64 when invalid, 0 when valid.

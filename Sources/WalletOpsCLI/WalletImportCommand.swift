@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import Jobs
 import KeyFormats
 import OMSCore
@@ -136,7 +137,7 @@ struct WalletImportCommand: Command {
     }
 
     /// The PEM to pin and where it came from.
-    static func rootPEM(_ arguments: ParsedArguments, home: CoreHome, context: Context) throws
+    static func rootPEM(_ arguments: ParsedArguments, home: WalletHome, context: Context) throws
         -> (text: String, source: String)
     {
         if let path = arguments.value(Self.attestationRoot) {

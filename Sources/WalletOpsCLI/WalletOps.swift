@@ -1,3 +1,5 @@
+import Jobs
+
 /// The `walletops` command line.
 ///
 /// The command tree is ``root``; `main` parses the arguments, runs the selected command and
@@ -6,6 +8,10 @@
 public enum WalletOps {
     /// The version printed by `walletops --version`.
     public static let version = "0.1.0"
+
+    /// The actions playbooks may use: the jobs' registry (``ActionRegistry/jobs``). Every run command and
+    /// `validate` read it.
+    public static var actions: ActionRegistry { .jobs }
 
     /// The top-level commands, in help order. A new command group is one more line here.
     static var commands: [any Command] {

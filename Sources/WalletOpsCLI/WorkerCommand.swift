@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 import Synchronization
@@ -162,7 +163,8 @@ struct WorkerCommand: Command {
             prepared = try PreparedRun(
                 path: path, varArguments: varArguments, context: here, registry: registry, countInputs: false,
                 concurrency: arguments.integer(Self.concurrency),
-                core: arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:)))
+                core: arguments.coreURL ?? attributes["core"].flatMap(URL.init(string:)),
+                services: CoreCommandSupport.jobServices(arguments, here))
         } catch {
             throw WorkerRefusal(message: "run \(runID): its playbook \(path) cannot be made ready here")
         }

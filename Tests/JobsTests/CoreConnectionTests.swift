@@ -19,9 +19,7 @@ import WalletCrypto
         let created = try WaasService.initialize(home: home, project: "local")
         let connection = try CoreConnection.open(home: home, coreURL: nil)
         #expect(connection.coreName == "embedded")
-        let project = try await connection.project(named: nil)
-        #expect(project.id == created.project.id)
-        await #expect(throws: JobsError.self) { try await connection.project(named: "nope") }
+        let project = created.project
 
         let credential = try await SignIn.development(
             email: "Ops@Example.com", connection: connection,

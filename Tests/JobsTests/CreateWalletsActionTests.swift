@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import Runner
@@ -57,7 +58,7 @@ import WalletCrypto
     ) async throws -> T {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-create-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: url) }
-        let home = CoreHome(url: url)
+        let home = WalletHome(url: url)
         let project = try WaasService.initialize(home: home, project: "test").project
         let service = try WaasService.open(home: home)
         let publishableKey = try PublishableKey(project.publishableKey)

@@ -74,7 +74,7 @@ import WalletCrypto
         let action = ImportKeysAction(
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path))
+                rejects: directory.appendingPathComponent("rej.csv").path), transport: core.transport)
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.rejected == rows.count && summary.succeeded == 0)
         let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
@@ -104,7 +104,8 @@ import WalletCrypto
         let action = ImportKeysAction(
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 4, batch: batch))
+                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 4, batch: batch),
+            transport: core.transport)
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.succeeded == 300 && summary.rejected == 700)
 
@@ -157,7 +158,8 @@ import WalletCrypto
                 input: directory.path, format: .keystoreDirectory, type: nil,
                 passwords: .map(try PasswordMap(contentsOf: mapPath)),
                 output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: batch))
+                rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: batch),
+            transport: core.transport)
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.succeeded == 3 && summary.rejected == 3)
         let output = CSVRecords.parse(try String(contentsOfFile: action.configuration.output, encoding: .utf8))
@@ -183,7 +185,8 @@ import WalletCrypto
         let action = ImportKeysAction(
             Self.configuration(
                 path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 3, batch: 8))
+                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 3, batch: 8),
+            transport: core.transport)
         _ = try await Self.run(action, core, in: directory)
         let first = try String(contentsOfFile: action.configuration.output, encoding: .utf8)
         let firstRejects = try String(contentsOfFile: action.configuration.rejects, encoding: .utf8)

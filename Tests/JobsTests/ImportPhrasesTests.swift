@@ -83,9 +83,8 @@ import WalletCrypto
 
         let home = StoredCredentialTests.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home.url) }
-        _ = try WaasService.initialize(home: home, project: "local")
+        let project = try WaasService.initialize(home: home, project: "local").project
         let connection = try CoreConnection.open(home: home, coreURL: nil)
-        let project = try await connection.project(named: nil)
         try await SignIn.development(
             email: "ops@example.com", connection: connection,
             publishableKey: try PublishableKey(project.publishableKey),

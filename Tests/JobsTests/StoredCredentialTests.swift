@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import Runner
@@ -10,8 +11,8 @@ import WalletCrypto
 @testable import Jobs
 
 @Suite struct StoredCredentialTests {
-    static func temporaryHome() -> CoreHome {
-        CoreHome(
+    static func temporaryHome() -> WalletHome {
+        WalletHome(
             url: FileManager.default.temporaryDirectory.appendingPathComponent("walletops-jobs-\(UUID().uuidString)"))
     }
 

@@ -1,6 +1,8 @@
 import Foundation
+import HomeLayout
 import Jobs
 import OMSCore
+import OMSEmbedded
 import OMSProtocol
 import Synchronization
 import Testing
@@ -10,17 +12,21 @@ import WalletCrypto
 @Suite struct SubjectSignInTests {
     /// An embedded core whose project trusts `issuer`.
     struct World {
-        let home: CoreHome
+        let home: WalletHome
+        let service: WaasService
         let connection: CoreConnection
         let publishableKey: PublishableKey
 
         init(trusting issuers: [AppIssuer]) async throws {
             home = StoredCredentialTests.temporaryHome()
             let created = try WaasService.initialize(home: home, project: "local")
-            connection = try CoreConnection.open(home: home, coreURL: nil)
+            service = try WaasService.open(home: home)
+            connection = CoreConnection(
+                home: home, coreURL: nil, transport: InProcessTransport(handler: service),
+                developmentIssuer: CoreDevelopmentIssuer(service: service))
             publishableKey = try PublishableKey(created.project.publishableKey)
             for issuer in issuers {
-                try await connection.service!.trustIssuer(
+                try await service.trustIssuer(
                     project: created.project.id, issuer: issuer.issuer, audience: issuer.audience, jwks: issuer.jwks)
             }
         }
@@ -84,7 +90,7 @@ import WalletCrypto
         let world = try await World(trusting: [issuer])
         defer { world.remove() }
         let server = try WaasHTTPServer.start(
-            handler: world.connection.service!, wellKnown: WellKnownDocuments { _ in nil },
+            handler: world.service, wellKnown: WellKnownDocuments { _ in nil },
             configuration: WaasHTTPServer.Configuration(host: "127.0.0.1", port: 0, threadPoolSize: 2))
         let served = try CoreConnection.open(home: world.home, coreURL: server.baseURL, openHome: false)
         let signIn = SubjectSignIn(issuer: issuer, connection: served, publishableKey: world.publishableKey)

@@ -1,3 +1,4 @@
+import HomeLayout
 import OMSCore
 import SQLiteKit
 
@@ -7,7 +8,7 @@ struct CoreDatabaseDump: Equatable {
     /// Rows by table name, in rowid order (primary-key order for WITHOUT ROWID tables).
     var tables: [String: [[SQLiteValue]]]
 
-    static func read(_ home: CoreHome) throws -> CoreDatabaseDump {
+    static func read(_ home: WalletHome) throws -> CoreDatabaseDump {
         var configuration = SQLiteDatabase.Configuration.default
         configuration.flags = .readOnly
         let db = try SQLiteDatabase(path: home.databaseURL.path, configuration: configuration)

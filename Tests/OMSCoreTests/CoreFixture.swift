@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import WalletCrypto
@@ -14,7 +15,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
 /// A core in a temporary home, and clients signed in to it through a chosen transport.
 struct CoreFixture {
-    let home: CoreHome
+    let home: WalletHome
     let service: WaasService
     let project: ProjectRecord
     let kind: TransportKind
@@ -27,7 +28,7 @@ struct CoreFixture {
         publishableKey: String? = nil, transport makeTransport: ((WaasService) -> any WaasTransport)? = nil
     ) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-core-\(UUID().uuidString)")
-        home = CoreHome(url: url)
+        home = WalletHome(url: url)
         let result = try WaasService.initialize(home: home, project: name, publishableKey: publishableKey, clock: clock)
         project = result.project
         let service = try WaasService.open(home: home, clock: clock)

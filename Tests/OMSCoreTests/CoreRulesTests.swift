@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import Testing
@@ -53,7 +54,7 @@ import WalletCrypto
         }
         #expect(InvalidPublishableKey().description == "Invalid publishableKey.")
         // A chosen key must belong to the project it is given for.
-        let home = CoreHome(
+        let home = WalletHome(
             url: FileManager.default.temporaryDirectory.appendingPathComponent("walletops-core-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: home.url) }
         #expect(throws: CoreHomeError.self) {

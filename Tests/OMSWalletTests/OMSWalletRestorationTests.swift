@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSEmbedded
 import OMSProtocol
@@ -205,7 +206,7 @@ import WalletCrypto
         let fixture = try await SDKFixture.make()
         defer { Task { await fixture.close() } }
         _ = try await fixture.signedIn()
-        let other = try WaasService.initialize(home: CoreHome(url: fixture.home), project: "other")
+        let other = try WaasService.initialize(home: WalletHome(url: fixture.home), project: "other")
         let sdk = try OMSWallet(
             publishableKey: other.project.publishableKey, core: fixture.core, configuration: fixture.configuration())
         #expect(sdk.wallet.session == .empty)

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSEmbedded
 import OMSProtocol
@@ -26,8 +27,8 @@ final class SDKFixture: Sendable {
     static func make(_ kind: CoreKind = .embedded) async throws -> SDKFixture {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("walletops-sdk-\(UUID().uuidString)")
         let home = root.appendingPathComponent("core")
-        let result = try WaasService.initialize(home: CoreHome(url: home), project: "sdk")
-        let service = try WaasService.open(home: CoreHome(url: home))
+        let result = try WaasService.initialize(home: WalletHome(url: home), project: "sdk")
+        let service = try WaasService.open(home: WalletHome(url: home))
         let server = kind == .remote ? try WaasHTTPServer.start(handler: service) : nil
         return SDKFixture(
             kind: kind, root: root, home: home, service: service, publishableKey: result.project.publishableKey,

@@ -1,6 +1,8 @@
 import Foundation
+import HomeLayout
 import Jobs
 import OMSCore
+import OMSEmbedded
 import OMSProtocol
 import SQLiteKit
 import TestSupport
@@ -49,7 +51,7 @@ import Testing
     static func query(_ world: JobsEndToEndTests.JobsWorld, _ sql: String) throws -> [[SQLiteValue]] {
         var configuration = SQLiteDatabase.Configuration.default
         configuration.flags = .readOnly
-        let db = try SQLiteDatabase(path: CoreHome(url: world.home).databaseURL.path, configuration: configuration)
+        let db = try SQLiteDatabase(path: WalletHome(url: world.home).databaseURL.path, configuration: configuration)
         return try db.rows(sql)
     }
 
@@ -127,9 +129,13 @@ import Testing
         #expect(credentials.map { "\(Self.text($0[0]))=\(Self.text($0[1]))" } == ["alice=1", "bob=1", "carol=1"])
 
         // Each subject, signed in on its own afterwards, lists exactly its wallets.
-        let home = CoreHome(url: world.home)
+        let home = WalletHome(url: world.home)
         let connection = try CoreConnection.open(
-            home: home, coreURL: world.server?.baseURL, openHome: world.server == nil)
+            home: home, coreURL: world.server?.baseURL, openHome: world.server == nil
+        ) { home in
+            let core = try EmbeddedCore.open(home: home.url)
+            return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+        }
         let publishableKey = try PublishableKey(try #require(try StoredCredential.load(home: home)).publishableKey)
         let appIssuer = try AppIssuer(issuer: Self.issuer, audience: "app-users", keyID: "app-1", pemFile: pem)
         let signIn = SubjectSignIn(issuer: appIssuer, connection: connection, publishableKey: publishableKey)

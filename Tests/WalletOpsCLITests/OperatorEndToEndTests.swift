@@ -355,6 +355,10 @@ import Glibc
         let otp = try Self.run(["login", "--otp", "--email", "code@example.com"], home: home)
         #expect(otp.standardOutput.hasPrefix("signed in as code@example.com (code@example.com)\n"), "\(otp)")
 
+        // A project the home's core does not have is refused, naming the ones it has.
+        let unknown = try Self.run(["login", "--dev", "--email", "a@b.c", "--project", "nope"], home: home, expect: 1)
+        #expect(unknown.standardError.hasPrefix("Error: no project 'nope' in \(home.path) (projects: "), "\(unknown)")
+
         // A session shorter than the 30 s of skew is already over for the CLI: refused before any request.
         _ = try Self.run(["login", "--dev", "--email", "short@example.com", "--lifetime", "20"], home: home)
         let expired = try Self.run(["wallet", "list"], home: home, expect: 1)

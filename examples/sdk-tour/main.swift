@@ -1,6 +1,7 @@
 // The seed page ("Swift sessions and access") as a runnable tour: an embedded core in a temporary home,
 // each step printed. Run it with `swift run sdk-tour`.
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSEmbedded
 import OMSWallet
@@ -14,7 +15,7 @@ let home = root.appendingPathComponent("core")
 let scope = root.appendingPathComponent("sdk-scope")
 
 step("Set up an embedded core (walletops core init) in \(home.path)")
-let project = try WaasService.initialize(home: CoreHome(url: home), project: "tour").project
+let project = try WaasService.initialize(home: WalletHome(url: home), project: "tour").project
 let publishableKey = project.publishableKey
 let configuration = OMSWalletConfiguration(storageDirectory: scope)
 print("project:", project.id)

@@ -186,10 +186,10 @@ public struct ImportKeysAction: ChunkAction {
     /// Where keystores are decrypted (shared by the step's chunks).
     let pool = KeystoreDecryptionPool()
 
-    /// An action for `configuration` against the signed-in core of the running command.
-    public init(_ configuration: Configuration) {
+    /// An action for `configuration` against the signed-in core of the running command (`services`).
+    public init(_ configuration: Configuration, services: JobServices) {
         self.configuration = configuration
-        transport = MadeOnce { try await Self.makeTransport(configuration) }
+        transport = MadeOnce { try await Self.makeTransport(configuration, services: services) }
         items = ImportItems.source(configuration)
     }
 
@@ -237,8 +237,8 @@ public struct ImportKeysAction: ChunkAction {
     }
 
     /// The transport of the running command's signed-in session (per-user: one sign-in per subject).
-    static func makeTransport(_ configuration: Configuration) async throws -> ImportTransport {
-        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: configuration.coreURL)
+    static func makeTransport(_ configuration: Configuration, services: JobServices) async throws -> ImportTransport {
+        let session = try services.session(coreURL: configuration.coreURL)
         let verifier = try session.attestationVerifier(rootPEMPath: configuration.attestationRoot)
         guard let perUser = configuration.perUser else {
             return ImportTransport.automatic(client: session.client, verifier: verifier)
@@ -267,19 +267,15 @@ public struct ImportKeysAction: ChunkAction {
                 + "has no per-row subject; import each user's directory in the shared mode instead")
     }
 
-    /// The tokens' audience: `user_audience`, else the one audience the embedded core trusts the issuer
-    /// with. Against the embedded core, an issuer the project does not trust (with that audience) ends
-    /// the run before any sign-in.
+    /// The tokens' audience: `user_audience`, else the one audience the core trusts the issuer with
+    /// (`WaasPublic/GetTrustedAudiences`, the project's public configuration). An issuer the project does
+    /// not trust (with that audience) ends the run before any sign-in, against an embedded and a served
+    /// core alike.
     static func audience(_ perUser: PerUser, session: JobSession) async throws -> String {
-        guard let service = session.connection.service else {
-            guard let audience = perUser.audience else {
-                throw ActionError.permanent(
-                    "per-user mode against a served core needs user_audience (the --audience given to "
-                        + "walletops core trust-issuer for \(perUser.issuer))")
-            }
-            return audience
-        }
-        let trusted = try await service.trustedAudiences(project: session.credential.projectId, issuer: perUser.issuer)
+        let trusted = try await session.client.call(
+            .getTrustedAudiences, GetTrustedAudiencesRequest(issuer: perUser.issuer),
+            as: GetTrustedAudiencesResponse.self
+        ).audiences
         let setUp =
             "walletops core trust-issuer --issuer \(perUser.issuer) --audience AUD --jwks-from-pem <user_key_file> "
             + "--kid \(perUser.keyID)"

@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 import OMSProtocol
 import Runner
 

@@ -1,5 +1,4 @@
 import Foundation
-import OMSCore
 import OMSProtocol
 import Runner
 import WalletCrypto
@@ -15,13 +14,14 @@ import WalletCrypto
 public struct SeedDemoAction: Action {
     /// Where the staged transfers are listed; nil: not written.
     public let transfersPath: String?
-    /// The served core, or nil (extra direct sign-ins need the embedded core's development issuer).
-    public let coreURL: URL?
+    /// The signed-in session, opened on first use (extra direct sign-ins need its development issuer, which
+    /// only the embedded core's session has).
+    let session: @Sendable () throws -> JobSession
 
-    /// Creates the action.
-    public init(transfersPath: String?, coreURL: URL?) {
+    /// An action seeding the account of `session()`.
+    public init(transfersPath: String?, session: @escaping @Sendable () throws -> JobSession) {
         self.transfersPath = transfersPath
-        self.coreURL = coreURL
+        self.session = session
     }
 
     public var name: String { "demo.seed" }
@@ -35,7 +35,7 @@ public struct SeedDemoAction: Action {
     public static let token = "0x3333333333333333333333333333333333333333"
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
-        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
+        let session = try session()
         let owner = session.client
         let directory = try await WalletDirectory.load(client: owner)
         if await directory.wallet(reference: "demo-eth-1") != nil {
@@ -54,7 +54,7 @@ public struct SeedDemoAction: Action {
         }
 
         // Extra direct credentials of the same identity: two live, two that expire in 2 s.
-        if let email = session.credential.identity.email, session.connection.service != nil {
+        if let email = session.credential.identity.email, session.connection.developmentIssuer != nil {
             let key = try PublishableKey(session.credential.publishableKey)
             for lifetime in [86_400, 3_600, 2, 2] {
                 _ = try await SignIn.development(

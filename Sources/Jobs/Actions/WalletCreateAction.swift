@@ -13,14 +13,17 @@ public final class WalletCreateAction: Action {
     public typealias ReferenceOf = @Sendable (WorkItem) throws -> String
 
     private let type: WalletType
-    private let coreURL: URL?
     private let referenceOf: ReferenceOf
+    /// The signed-in client, opened on first use.
+    private let client: @Sendable () throws -> WaasClient
 
-    /// An action creating wallets of `type`, named by `reference`.
-    public init(type: WalletType, coreURL: URL?, reference: @escaping ReferenceOf) {
+    /// An action creating wallets of `type`, named by `reference`, through `client()`.
+    public init(
+        type: WalletType, reference: @escaping ReferenceOf, client: @escaping @Sendable () throws -> WaasClient
+    ) {
         self.type = type
-        self.coreURL = coreURL
         self.referenceOf = reference
+        self.client = client
     }
 
     public var name: String { "wallet.create" }
@@ -29,10 +32,9 @@ public final class WalletCreateAction: Action {
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
         let reference = try referenceOf(item)
-        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
+        let client = try client()
         do {
-            let reply = try await CreateWalletsAction.create(
-                [reference], family: type.networkFamily, client: session.client)
+            let reply = try await CreateWalletsAction.create([reference], family: type.networkFamily, client: client)
             guard let wallet = reply.first?.wallet else {
                 throw ActionError.permanent("wallet '\(reference)' is missing from the CreateWallets reply")
             }
@@ -61,27 +63,30 @@ public struct WriteWalletsAction: Action {
     public let references: @Sendable () throws -> [String]
     /// The output CSV.
     public let output: String
-    /// The served core, or nil.
-    public let coreURL: URL?
+    /// The signed-in client, opened on first use.
+    let client: @Sendable () throws -> WaasClient
 
-    /// Creates the action.
-    public init(output: String, coreURL: URL?, references: @escaping @Sendable () throws -> [String]) {
+    /// An action writing `output` from the wallets `client()` lists.
+    public init(
+        output: String, references: @escaping @Sendable () throws -> [String],
+        client: @escaping @Sendable () throws -> WaasClient
+    ) {
         self.output = output
-        self.coreURL = coreURL
         self.references = references
+        self.client = client
     }
 
     public var name: String { "jobs.write-wallets" }
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
-        let session = try JobSession.shared(home: JobSession.commandHome(), coreURL: coreURL)
+        let client = try client()
         // Only the wallets of the input's references are kept while the account's wallets are listed
         // page by page: memory follows the input, not the account (which may hold millions of wallets).
         var seen: Set<String> = []
         let ordered = try references().filter { seen.insert($0).inserted }
         let wanted = seen
         var found: [String: Wallet] = [:]
-        try await CoreConnection.forEachWalletPage(session.client) { page in
+        try await CoreConnection.forEachWalletPage(client) { page in
             // The first wallet with a reference wins: the jobs never create a second one.
             for wallet in page {
                 if let reference = wallet.reference, wanted.contains(reference), found[reference] == nil {

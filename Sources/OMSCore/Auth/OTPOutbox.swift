@@ -1,4 +1,6 @@
 import Foundation
+import HomeLayout
+import OMSProtocol
 
 /// Where a development core "sends" one-time codes: one file per address under `<home>/outbox/`, mode
 /// 0600, newest code last. Production would hand the code to a mail service instead.
@@ -11,7 +13,7 @@ struct OTPOutbox: Sendable {
         let url = directory.appendingPathComponent(Self.fileName(for: email))
         var text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         text += "code=\(code) verifier=\(verifier) expires=\(RFC3339.format(expiresAt))\n"
-        try CoreHome.writePrivateFile(Array(text.utf8), to: url)
+        try WalletHome.writePrivateFile(Array(text.utf8), to: url)
     }
 
     /// The file of an address: safe characters only.

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSProtocol
 import WalletCrypto
 
@@ -18,12 +19,12 @@ public final class KeyCustody: Sendable {
     }
 
     /// Loads the KEK of a home, creating it (0600) when `create` is set and it does not exist.
-    public static func load(home: CoreHome, create: Bool) throws -> KeyCustody {
+    public static func load(home: WalletHome, create: Bool) throws -> KeyCustody {
         let url = home.keyEncryptionKeyURL
         if !FileManager.default.fileExists(atPath: url.path) {
             guard create else { throw CoreHomeError("\(url.path) is missing: run 'walletops core init' first") }
             let fresh = SecretBytes.random(count: 32)
-            try fresh.withUnsafeBytes { try CoreHome.writePrivateFile(Array($0), to: url) }
+            try fresh.withUnsafeBytes { try WalletHome.writePrivateFile(Array($0), to: url) }
         }
         var bytes = try [UInt8](Data(contentsOf: url))
         defer { SecretBytes.wipe(&bytes) }

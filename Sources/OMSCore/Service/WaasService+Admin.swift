@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSProtocol
 import SQLiteKit
 import WalletCrypto
@@ -10,7 +11,7 @@ extension WaasService {
 
     /// Opens the core of an initialized home.
     public static func open(
-        home: CoreHome, clock: any CoreClock = SystemClock(), maxBodyBytes: Int = 1 << 20
+        home: WalletHome, clock: any CoreClock = SystemClock(), maxBodyBytes: Int = 1 << 20
     ) throws -> WaasService {
         guard home.isInitialized else {
             throw CoreHomeError("\(home.url.path) has no core: run 'walletops core init --home \(home.url.path)'")
@@ -36,7 +37,7 @@ extension WaasService {
     /// - Parameter publishableKey: the project's key instead of a random one (to replay requests captured
     ///   against a known key); its project segment must be `project`.
     public static func initialize(
-        home: CoreHome, project name: String = "local", issuer: String? = nil, publishableKey: String? = nil,
+        home: WalletHome, project name: String = "local", issuer: String? = nil, publishableKey: String? = nil,
         clock: any CoreClock = SystemClock()
     ) throws -> InitResult {
         guard !name.isEmpty, name.count <= 32, name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) }) else {
@@ -65,7 +66,7 @@ extension WaasService {
             // What development clients pin (docs/import.md), readable without opening the core. It is
             // public, but the home's rule is simple: nothing in it is readable by other users (0600).
             if let attestationRoot {
-                try? CoreHome.writePrivateFile(Array(attestationRoot.pemEncoded.utf8), to: home.attestationRootURL)
+                try? WalletHome.writePrivateFile(Array(attestationRoot.pemEncoded.utf8), to: home.attestationRootURL)
             }
         }
         return try store.sync { db in
@@ -121,9 +122,10 @@ extension WaasService {
         }
     }
 
-    /// The audiences `issuer` is trusted with in `project` (empty when it is not trusted), so a client of
-    /// the embedded core can default the `aud` of the tokens it mints (the import job's per-user mode).
-    public func trustedAudiences(project: String, issuer: String) async throws -> [String] {
+    /// The audiences `issuer` is trusted with in `project` (empty when it is not trusted): what
+    /// `WaasPublic/GetTrustedAudiences` answers, so a client defaults the `aud` of the tokens it mints (the
+    /// import job's per-user mode) the same way against an embedded and a served core.
+    func trustedAudiences(project: String, issuer: String) async throws -> [String] {
         try await store.read { db in try db.trustedIssuer(project: project, issuer: issuer).map(\.audience).sorted() }
     }
 

@@ -2,11 +2,6 @@ import Foundation
 import OMSProtocol
 import WalletCrypto
 
-extension CoreHome {
-    /// The development attestation root (PEM), written by `core init` for clients to pin.
-    public var attestationRootURL: URL { url.appendingPathComponent("attestation-root.pem") }
-}
-
 extension WaasService {
     /// The root certificate of this core's development attestation chain: what a development client pins
     /// (by the SHA-256 of its DER) to trust import replies (`walletops core attestation-root`).

@@ -4,6 +4,10 @@ extension WaasService {
     static let publicMethods: [String: Method] = [
         WaasMethod.status.path: method { (service, call, _: Empty) in service.status(call) },
         WaasMethod.getJWKS.path: method { (service, _, _: Empty) in try await service.getJWKS() },
+        WaasMethod.getTrustedAudiences.path: method { (service, call, request: GetTrustedAudiencesRequest) in
+            GetTrustedAudiencesResponse(
+                audiences: try await service.trustedAudiences(project: call.project.id, issuer: request.issuer))
+        },
     ]
 
     /// The PCR0 a development (debug-mode) enclave reports: 48 zero bytes.

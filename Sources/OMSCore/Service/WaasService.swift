@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSProtocol
 import SQLiteKit
 import Synchronization
@@ -9,7 +10,7 @@ import WalletCrypto
 /// It is the `WaasRequestHandler` behind both transports: the in-process one hands it the same signed
 /// bytes the HTTP server would, so both paths verify requests the same way.
 public final class WaasService: WaasRequestHandler {
-    public let home: CoreHome
+    public let home: WalletHome
     public let store: CoreStore
     let custody: KeyCustody
     let tokens: TokenIssuer
@@ -34,8 +35,9 @@ public final class WaasService: WaasRequestHandler {
     /// over the cores only when it is the only one.
     let importsPreparing = Atomic<Int>(0)
 
-    init(home: CoreHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int)
-    {
+    init(
+        home: WalletHome, store: CoreStore, custody: KeyCustody, issuer: String, clock: any CoreClock, maxBodyBytes: Int
+    ) {
         self.home = home
         self.store = store
         self.custody = custody

@@ -53,3 +53,17 @@ public struct InspectCredentialResponse: Codable, Hashable, Sendable {
     public var metadata: CredentialMetadata
     public init(metadata: CredentialMetadata) { self.metadata = metadata }
 }
+
+/// `WaasPublic/GetTrustedAudiences {issuer}` -> `{audiences}` (a walletops extension, docs/protocol.md):
+/// the audiences the project of the `Api-Key` trusts an OIDC issuer's ID tokens for, which is public
+/// configuration, so a client checks its sign-in setup against an embedded and a served core alike.
+public struct GetTrustedAudiencesRequest: Codable, Hashable, Sendable {
+    public var issuer: String
+    public init(issuer: String) { self.issuer = issuer }
+}
+
+/// The audiences, sorted; empty when the project does not trust the issuer.
+public struct GetTrustedAudiencesResponse: Codable, Hashable, Sendable {
+    public var audiences: [String]
+    public init(audiences: [String]) { self.audiences = audiences }
+}

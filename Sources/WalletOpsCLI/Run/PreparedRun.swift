@@ -1,4 +1,5 @@
 import Foundation
+import Jobs
 import Playbook
 import Runner
 
@@ -23,6 +24,8 @@ struct PreparedRun {
     let events: RunEventLog
     /// The run command's `--core` (nil: the steps' `core` parameter, else `$WALLETOPS_CORE`, else embedded).
     let core: URL?
+    /// What the command hands its job actions (home, core, working directory).
+    let services: JobServices
 
     /// Prepares `path`. Problems are printed to standard error and end the command with exit 64.
     ///
@@ -30,10 +33,11 @@ struct PreparedRun {
     ///   - countInputs: stream every input once to count its items (progress totals, ETA, `plan`).
     init(
         path: String, varArguments: [String], context cli: Context, registry: ActionRegistry, isJSON: Bool = false,
-        countInputs: Bool = true, concurrency: Int? = nil, core: URL? = nil
+        countInputs: Bool = true, concurrency: Int? = nil, core: URL? = nil, services: JobServices
     ) throws {
         playbookURL = cli.fileURL(path)
         self.core = core
+        self.services = services
         self.varArguments = varArguments
         var loaded = try Self.load(path: path, url: playbookURL, registry: registry, context: cli)
         // `now` in templates: one time for every template of this command.
@@ -102,7 +106,7 @@ struct PreparedRun {
                 action: { step in
                     let inner = try registry.action(
                         for: ActionRequest(
-                            step: step, playbook: playbook, context: context, core: core,
+                            step: step, playbook: playbook, context: context, core: core, services: services,
                             warn: { [output = cli.standardError] in output.writeLine("warning: " + $0) }))
                     let retry = RetryPolicy(playbook.effectiveSettings(for: step).retry)
                     if let chunked = inner as? any ChunkAction {
@@ -150,8 +154,11 @@ struct PreparedRun {
             self.plan = plan
         } catch let error as CLIError {
             cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
-            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
             throw CommandExit(error.exitCode)
+        } catch let error as ActionSetupError {
+            cli.standardError.writeLine("Error: \(redactor.redact(error.message))")
+            // A step's bad parameter is a usage error; a bad file it names keeps its own code (65, 66, 74).
+            throw CommandExit(CLIError(error).exitCode)
         }
         // A chunk action that reads its own input: its rows are the step's items, its files part of the
         // identity (`<step>.input`, `<step>.input2`, ...).

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import WalletCrypto
@@ -55,13 +56,13 @@ enum CoreBench {
 
     /// A core in a temporary home, served over HTTP on a free loopback port.
     struct Core {
-        let home: CoreHome
+        let home: WalletHome
         let service: WaasService
         let server: WaasHTTPServer
         let publishableKey: PublishableKey
 
         init() throws {
-            home = CoreHome(
+            home = WalletHome(
                 url: FileManager.default.temporaryDirectory.appendingPathComponent(
                     "walletops-bench-\(UUID().uuidString)"))
             let result = try WaasService.initialize(home: home, project: "bench")

@@ -1,4 +1,5 @@
 import Foundation
+import HomeLayout
 import OMSCore
 import OMSProtocol
 import WalletCrypto
@@ -28,7 +29,7 @@ enum StageBench {
         let sessionCount = AccessBench.option("--sessions", in: arguments) ?? 1_000
         let transfers = AccessBench.option("--transfers", in: arguments) ?? 0
         let email = text("--email", in: arguments) ?? "ops@example.com"
-        let home = CoreHome(url: URL(fileURLWithPath: homePath))
+        let home = WalletHome(url: URL(fileURLWithPath: homePath))
         let service = try WaasService.open(home: home)
         guard let project = try await service.projects().first else {
             throw BenchError("stage: the home has no project")

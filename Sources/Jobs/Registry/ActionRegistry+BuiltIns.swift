@@ -18,19 +18,19 @@ extension ActionRegistry {
         registry.register("sleep") { request in
             let text = try request.text("duration") ?? "100ms"
             guard let duration = DurationText.parse(text) else {
-                throw CLIError.usage("step '\(request.step.id)' (sleep): bad duration '\(text)'")
+                throw ActionSetupError.usage("step '\(request.step.id)' (sleep): bad duration '\(text)'")
             }
             return SleepAction(duration: duration)
         }
         registry.register("fail") { request in try BuiltInFail(request) }
-        registry.register("append") { request in AppendAction(path: try request.requiredText("path")) }
+        registry.register("append") { request in AppendAction(path: try request.requiredPath("path")) }
         registry.register("write") { request in
             let format: WriteAction.Format
             switch try request.text("format") ?? "csv" {
             case "csv": format = .csv
             case "jsonl": format = .jsonLines
             case let other:
-                throw CLIError.usage("step '\(request.step.id)' (write): format '\(other)' is not csv or jsonl")
+                throw ActionSetupError.usage("step '\(request.step.id)' (write): format '\(other)' is not csv or jsonl")
             }
             var columns: [String] = []
             if let parameter = request.step.with["columns"] {
@@ -39,7 +39,7 @@ extension ActionRegistry {
                 case let value: columns = value.description.split(separator: ",").map(String.init)
                 }
             }
-            return WriteAction(path: try request.requiredText("path"), format: format, columns: columns)
+            return WriteAction(path: try request.requiredPath("path"), format: format, columns: columns)
         }
         return registry
     }
@@ -56,7 +56,7 @@ struct BuiltInFail: Action {
         let step = request.step.id
         let probability = Double(try request.text("probability") ?? "1")
         guard let probability, (0...1).contains(probability) else {
-            throw CLIError.usage("step '\(step)' (fail): probability must be a number from 0 to 1")
+            throw ActionSetupError.usage("step '\(step)' (fail): probability must be a number from 0 to 1")
         }
         let errorClass: ErrorClass
         switch try request.text("class") ?? "permanent" {
@@ -64,11 +64,12 @@ struct BuiltInFail: Action {
         case "permanent": errorClass = .permanent
         case "in_doubt": errorClass = .inDoubt
         case let other:
-            throw CLIError.usage("step '\(step)' (fail): class '\(other)' is not retryable, permanent or in_doubt")
+            throw ActionSetupError.usage(
+                "step '\(step)' (fail): class '\(other)' is not retryable, permanent or in_doubt")
         }
         let reject = ["true", "yes", "1"].contains(try request.text("reject") ?? "false")
         guard let seed = UInt64(try request.text("seed") ?? "0") else {
-            throw CLIError.usage("step '\(step)' (fail): seed must be a non-negative integer")
+            throw ActionSetupError.usage("step '\(step)' (fail): seed must be a non-negative integer")
         }
         inner = FailAction(probability: probability, errorClass: errorClass, reject: reject, seed: seed)
         self.request = request
