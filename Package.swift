@@ -56,7 +56,8 @@ let package = Package(
         .target(name: "KeyFormats", dependencies: ["WalletCrypto", "TextFormats"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(
-            name: "OMSCore", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
+            name: "OMSCore",
+            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
         // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
         // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
         .target(
@@ -83,7 +84,9 @@ let package = Package(
         // a core only through the protocol and the pieces the CLI hands them, so they never link the core.
         .target(
             name: "Jobs",
-            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook", "TextFormats"],
+            dependencies: [
+                "HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "Runner", "Playbook", "TextFormats",
+            ],
             swiftSettings: explicitImports),
         // The command line: parser and subcommands (a library so tests can drive it in-process).
         .target(
