@@ -59,6 +59,50 @@ import Testing
         #expect(Set(sent).isDisjoint(with: action.chunks.all.prefix(3).flatMap { $0 }))
     }
 
+    /// A probe refused for its sign-in answers nothing: the chunk's items stay in doubt (not failed as
+    /// "outcome unknown"), the run stops, and once signed in the resume probes them again and finishes.
+    @Test(arguments: StoreKind.allCases) func aProbeRefusedForItsSignInLeavesItsItemsInDoubt(_ kind: StoreKind)
+        async throws
+    {
+        let signedIn = Atomic<Bool>(false)
+        let probes = Atomic<Int>(0)
+        var action = ClosureChunkAction { chunk, _ in
+            // The first chunk's reply is lost: its effect is unknown until the probe answers.
+            if chunk.first?.key == "row:1" && !signedIn.load(ordering: .relaxed) {
+                throw ActionError.inDoubt("the reply was lost")
+            }
+            return ChunkStepTests.succeed(chunk)
+        }
+        action.isSideEffecting = true
+        action.probeBody = { chunk in
+            probes.add(1, ordering: .relaxed)
+            guard signedIn.load(ordering: .relaxed) else { throw SessionExpired() }
+            return chunk.map { _ in .notDone }
+        }
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let store = try RunStore(location: try kind.location(in: dir))
+        let plan = RunPlan(
+            name: "expiring",
+            steps: [
+                StepPlan(
+                    id: "s", items: ChunkStepTests.items(300), action: action, concurrency: 1,
+                    retry: Self.retryEverything, failureBudget: .count(10_000), batch: 100)
+            ])
+        let identity = RunIdentity(playbookName: "expiring", playbookHash: "h")
+        let stopped = try await Engine.run(plan: plan, store: store, identity: identity)
+        #expect(stopped.status == .interrupted && stopped.stopCause == .unauthorized && stopped.exitCode == 1)
+        #expect(stopped.failed == 0, "no row failed for the probe: \(stopped.steps)")
+        #expect(probes.load(ordering: .relaxed) == 1)
+        let inDoubt = try await store.items(runID: try #require(stopped.runID)).filter { $0.state == .started }
+        #expect(inDoubt.count == 100, "the first chunk's rows still in doubt")
+
+        signedIn.store(true, ordering: .relaxed)
+        let resumed = try await Engine.run(plan: plan, store: store, identity: identity)
+        #expect(resumed.status == .completed && resumed.succeeded == 300 && resumed.failed == 0, "\(resumed.steps)")
+        #expect(probes.load(ordering: .relaxed) == 2, "the resume asked about them again before sending")
+    }
+
     @Test func anItemStepStopsOnAConvertedRefusalWithoutARetry() async throws {
         let calls = Atomic<Int>(0)
         let expired = Atomic<Bool>(false)
