@@ -133,6 +133,49 @@ import Testing
             "the victim's chunk was rescued")
     }
 
+    /// A worker whose session is over stops at its first request with exit 1 and says to sign in, rather
+    /// than joining the run again and again; it made nothing, and the run's own process finishes the work.
+    @Test func aWorkerWhoseSessionExpiredStopsAndSaysToSignIn() throws {
+        let store = try TestPostgres.freshDatabase()
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        let (runner, runLog) = try Self.start(Self.createCommand(world, store: store), world: world, tag: "run")
+        // The run signed in before this point: wait until its chunks are being worked.
+        let deadline = Date().addingTimeInterval(120)
+        var started = false
+        while Date() < deadline, runner.isRunning, !started {
+            let done = try BuiltBinary.run(
+                [
+                    "-c",
+                    "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.chunk_leases WHERE state = 'done'\"",
+                ],
+                executable: "/bin/sh")
+            started = (Int(done.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0
+            if !started { usleep(20_000) }
+        }
+        #expect(started, "\(world.read(runLog.lastPathComponent))")
+        // The home's stored credential is now a session shorter than the 30 s skew: over at once.
+        let login = try BuiltBinary.run([
+            "login", "--dev", "--email", "ops@example.com", "--home", world.home.path, "--core", world.core,
+            "--lifetime", "20",
+        ])
+        #expect(login.status == 0, "\(login)")
+        let (worker, workerLog) = try Self.worker(world, store: store, tag: "expired", idleExit: "60s")
+        worker.waitUntilExit()
+        let workerText = world.read(workerLog.lastPathComponent)
+        #expect(worker.terminationStatus == 1, "\(workerText)")
+        #expect(workerText.contains("Error: session expired at "), "\(workerText)")
+        #expect(
+            workerText.contains("Sign in on this host (walletops login --home \(world.home.path))"), "\(workerText)")
+        #expect(Self.itemsHere(workerLog) == 0, "\(workerText)")
+        runner.waitUntilExit()
+        #expect(runner.terminationStatus == 0, "\(world.read(runLog.lastPathComponent))")
+        let again = try BuiltBinary.run([
+            "login", "--dev", "--email", "ops@example.com", "--home", world.home.path, "--core", world.core,
+        ])
+        #expect(again.status == 0, "\(again)")
+        try Self.expectEachWalletOnce(world)
+    }
+
     @Test func aWorkerThatSeesAnotherInputClaimsNothing() throws {
         let store = try TestPostgres.freshDatabase()
         let world = try JobsEndToEndTests.JobsWorld(served: true)

@@ -49,11 +49,10 @@ struct InstrumentedAction: Action {
 
     /// The error the engine gets for a failed attempt: secrets redacted, failures logged.
     func instrumented(_ error: any Error, item: WorkItem, context actionContext: ActionContext) -> any Error {
-        switch error {
-        case let error as ActionError: return report(error, item: item, context: actionContext)
-        case is CancellationError: return CancellationError()
-        default: return report(ActionError.permanent("\(error)"), item: item, context: actionContext)
-        }
+        if error is CancellationError { return CancellationError() }
+        // An error that knows the engine's view of it (a job's sign-in refusal stops the run) keeps it.
+        if let error = ActionError.of(error) { return report(error, item: item, context: actionContext) }
+        return report(ActionError.permanent("\(error)"), item: item, context: actionContext)
     }
 
     func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome {
