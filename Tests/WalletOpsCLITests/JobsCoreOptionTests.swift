@@ -50,11 +50,12 @@ import Testing
 
         // The losing values are really read: alone, each one fails, naming the core it was given.
         let wrongVar = try Self.createWallets(world, output: "wrong.csv", ["--var", "core=\(Self.elsewhere)"])
-        #expect(wrongVar.status == 2, "the only item failed: \(wrongVar)")
+        // Not signed in to that core: the run stops at its first request (exit 1, sign in again).
+        #expect(wrongVar.status == 1, "\(wrongVar)")
         #expect(Self.report(wrongVar).contains("not signed in to \(Self.elsewhere)"), "\(Self.report(wrongVar))")
         let wrongOption = try Self.createWallets(
             world, output: "wrong2.csv", ["--core", Self.elsewhere], environment: ["WALLETOPS_CORE": served])
-        #expect(wrongOption.status == 2, "\(wrongOption)")
+        #expect(wrongOption.status == 1, "\(wrongOption)")
         #expect(Self.report(wrongOption).contains("not signed in to \(Self.elsewhere)"))
         #expect(!FileManager.default.fileExists(atPath: world.path("wrong2.csv")))
 
@@ -65,9 +66,9 @@ import Testing
 
     @Test func retryTakesTheCoreOption() throws {
         let world = try JobsEndToEndTests.JobsWorld(served: true)
-        // Started against a core the home is not signed in to: the item fails.
+        // Started against a core the home is not signed in to: the run stops at its first request.
         let failed = try Self.createWallets(world, output: "retry.csv", ["--core", Self.elsewhere])
-        #expect(failed.status == 2, "\(failed)")
+        #expect(failed.status == 1, "\(failed)")
         let runs = try BuiltBinary.run(["runs", "--home", world.home.path, "--format", "json"])
         #expect(runs.status == 0, "\(runs)")
         let list = try #require(
@@ -76,7 +77,7 @@ import Testing
 
         // retry without --core keeps the run's core (and fails again); with --core it reaches the served one.
         let again = try BuiltBinary.run(["retry", String(id), "--home", world.home.path], directory: world.scratch)
-        #expect(again.status == 2, "\(again)")
+        #expect(again.status == 1, "\(again)")
         #expect(
             again.standardError.contains("walletops retry \(id) --home \(world.home.path) --core \(Self.elsewhere)"))
         #expect(Self.report(again).contains("not signed in to \(Self.elsewhere)"))
