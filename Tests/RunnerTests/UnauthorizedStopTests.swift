@@ -18,6 +18,19 @@ import Testing
         maxAttempts: 3, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(1),
         retryOn: [.retryable, .permanent, .inDoubt])
 
+    static let identity = RunIdentity(playbookName: "expiring", playbookHash: "h")
+
+    /// One chunk step of `items` rows in chunks of 100, one chunk at a time, retrying everything.
+    static func chunkPlan(_ action: ClosureChunkAction, items: Int) -> RunPlan {
+        RunPlan(
+            name: "expiring",
+            steps: [
+                StepPlan(
+                    id: "s", items: ChunkStepTests.items(items), action: action, concurrency: 1,
+                    retry: retryEverything, failureBudget: .count(10_000), batch: 100)
+            ])
+    }
+
     @Test(arguments: StoreKind.allCases) func aChunkStepStopsAtTheFirstRefusedChunkAndResumesTheRest(_ kind: StoreKind)
         async throws
     {
@@ -33,15 +46,8 @@ import Testing
         let dir = try TempDirectory()
         defer { dir.remove() }
         let store = try RunStore(location: try kind.location(in: dir))
-        let plan = RunPlan(
-            name: "expiring",
-            steps: [
-                StepPlan(
-                    id: "s", items: ChunkStepTests.items(1_000), action: action, concurrency: 1,
-                    retry: Self.retryEverything, failureBudget: .count(10_000), batch: 100)
-            ])
-        let identity = RunIdentity(playbookName: "expiring", playbookHash: "h")
-        let stopped = try await Engine.run(plan: plan, store: store, identity: identity)
+        let plan = Self.chunkPlan(action, items: 1_000)
+        let stopped = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(stopped.status == .interrupted)
         #expect(stopped.stopCause == .unauthorized)
         #expect(stopped.exitCode == 1)
@@ -50,7 +56,7 @@ import Testing
         #expect(action.chunks.all.count == 4, "three chunks, then the refused one once: \(action.chunks.all.count)")
 
         signedIn.store(true, ordering: .relaxed)
-        let resumed = try await Engine.run(plan: plan, store: store, identity: identity)
+        let resumed = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(resumed.runID == stopped.runID)
         #expect(resumed.status == .completed && resumed.exitCode == 0)
         #expect(resumed.succeeded == 1_000)
@@ -82,15 +88,8 @@ import Testing
         let dir = try TempDirectory()
         defer { dir.remove() }
         let store = try RunStore(location: try kind.location(in: dir))
-        let plan = RunPlan(
-            name: "expiring",
-            steps: [
-                StepPlan(
-                    id: "s", items: ChunkStepTests.items(300), action: action, concurrency: 1,
-                    retry: Self.retryEverything, failureBudget: .count(10_000), batch: 100)
-            ])
-        let identity = RunIdentity(playbookName: "expiring", playbookHash: "h")
-        let stopped = try await Engine.run(plan: plan, store: store, identity: identity)
+        let plan = Self.chunkPlan(action, items: 300)
+        let stopped = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(stopped.status == .interrupted && stopped.stopCause == .unauthorized && stopped.exitCode == 1)
         #expect(stopped.failed == 0, "no row failed for the probe: \(stopped.steps)")
         #expect(probes.load(ordering: .relaxed) == 1)
@@ -98,7 +97,7 @@ import Testing
         #expect(inDoubt.count == 100, "the first chunk's rows still in doubt")
 
         signedIn.store(true, ordering: .relaxed)
-        let resumed = try await Engine.run(plan: plan, store: store, identity: identity)
+        let resumed = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(resumed.status == .completed && resumed.succeeded == 300 && resumed.failed == 0, "\(resumed.steps)")
         #expect(probes.load(ordering: .relaxed) == 2, "the resume asked about them again before sending")
     }
@@ -122,14 +121,13 @@ import Testing
                     id: "s", items: numberedItems(20), action: action, concurrency: 1, retry: Self.retryEverything,
                     failureBudget: .count(100))
             ])
-        let identity = RunIdentity(playbookName: "expiring", playbookHash: "h")
-        let stopped = try await Engine.run(plan: plan, store: store, identity: identity)
+        let stopped = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(stopped.status == .interrupted && stopped.stopCause == .unauthorized && stopped.exitCode == 1)
         #expect(stopped.succeeded == 5 && stopped.failed == 0)
         #expect(calls.load(ordering: .relaxed) == 6, "items 0 to 4, then the refused one once")
 
         expired.store(false, ordering: .relaxed)
-        let resumed = try await Engine.run(plan: plan, store: store, identity: identity)
+        let resumed = try await Engine.run(plan: plan, store: store, identity: Self.identity)
         #expect(resumed.runID == stopped.runID && resumed.status == .completed)
         #expect(resumed.succeeded == 20)
         #expect(calls.load(ordering: .relaxed) == 21, "the 15 left, none again")

@@ -59,6 +59,24 @@ import Testing
         }.reduce(0, +)
     }
 
+    /// Waits (up to `seconds`, while `process` runs) until more than `count` chunk leases of `store` match
+    /// `condition` (SQL); whether they did.
+    static func waitForLeases(
+        _ store: String, _ condition: String, moreThan count: Int, while process: Process, seconds: Double
+    )
+        throws -> Bool
+    {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, process.isRunning {
+            let leases = try BuiltBinary.run(
+                ["-c", "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.chunk_leases WHERE \(condition)\""],
+                executable: "/bin/sh")
+            if (Int(leases.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > count { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
     /// Every reference once in the mapping file, in input order, and once in the core's account.
     static func expectEachWalletOnce(_ world: JobsEndToEndTests.JobsWorld) throws {
         let rows = world.rows("w.csv")
@@ -103,18 +121,8 @@ import Testing
         let (victim, victimLog) = try Self.worker(world, store: store, tag: "victim")
         let (runner, runLog) = try Self.start(Self.createCommand(world, store: store), world: world, tag: "run")
         // Killed once it has claimed chunks (its owner shows in the store's leases).
-        let deadline = Date().addingTimeInterval(60)
-        var claimed = false
-        while Date() < deadline, runner.isRunning, !claimed {
-            let leases = try BuiltBinary.run(
-                [
-                    "-c",
-                    "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.chunk_leases WHERE owner LIKE '%:\(victim.processIdentifier)'\"",
-                ],
-                executable: "/bin/sh")
-            claimed = (Int(leases.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 2
-            if !claimed { usleep(20_000) }
-        }
+        let claimed = try Self.waitForLeases(
+            store, "owner LIKE '%:\(victim.processIdentifier)'", moreThan: 2, while: runner, seconds: 60)
         kill(victim.processIdentifier, SIGKILL)
         victim.waitUntilExit()
         #expect(claimed, "the victim claimed chunks before it was killed: \(world.read(victimLog.lastPathComponent))")
@@ -140,18 +148,7 @@ import Testing
         let world = try JobsEndToEndTests.JobsWorld(served: true)
         let (runner, runLog) = try Self.start(Self.createCommand(world, store: store), world: world, tag: "run")
         // The run signed in before this point: wait until its chunks are being worked.
-        let deadline = Date().addingTimeInterval(120)
-        var started = false
-        while Date() < deadline, runner.isRunning, !started {
-            let done = try BuiltBinary.run(
-                [
-                    "-c",
-                    "psql '\(store)' -At -c \"SELECT count(*) FROM walletops.chunk_leases WHERE state = 'done'\"",
-                ],
-                executable: "/bin/sh")
-            started = (Int(done.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0
-            if !started { usleep(20_000) }
-        }
+        let started = try Self.waitForLeases(store, "state = 'done'", moreThan: 0, while: runner, seconds: 120)
         #expect(started, "\(world.read(runLog.lastPathComponent))")
         // The home's stored credential is now a session shorter than the 30 s skew: over at once.
         let login = try BuiltBinary.run([
