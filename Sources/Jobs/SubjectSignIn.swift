@@ -103,7 +103,7 @@ public actor SubjectSignIn {
         signInCount += 1
         do {
             let session = try await task.value
-            settle(subject, generation: generation, with: session)
+            cache(subject, generation: generation, with: session)
             return session
         } catch {
             if case .signingIn(_, let current) = entries[subject], current == generation { entries[subject] = nil }
@@ -114,7 +114,9 @@ public actor SubjectSignIn {
     /// Subjects with a live credential in the cache.
     public var cachedSubjects: Int { readyCount }
 
-    private func settle(_ subject: String, generation: UInt64, with session: Session) {
+    /// Keeps `session` as `subject`'s ready one (unless a later sign-in replaced it), evicting the least
+    /// recently used past the capacity.
+    private func cache(_ subject: String, generation: UInt64, with session: Session) {
         guard case .signingIn(_, let current) = entries[subject], current == generation else { return }
         tick += 1
         entries[subject] = .ready(session, lastUse: tick)

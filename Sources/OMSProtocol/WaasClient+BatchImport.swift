@@ -29,7 +29,7 @@ public enum ImportItemResult: Sendable {
     /// A new wallet holds the key.
     case imported(Wallet)
     /// The address is already held by a wallet of the caller's own account (AddressAlreadyImported 7313
-    /// with that wallet): a resumed import is settled without deriving anything.
+    /// with that wallet): a resumed import learns its wallet without deriving anything.
     case alreadyImported(Wallet)
     /// The item was refused: AddressAlreadyImported held by another account (no wallet is disclosed), a
     /// key that does not open or validate, a reference too long, an unsupported network family.

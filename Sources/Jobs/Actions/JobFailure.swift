@@ -4,7 +4,7 @@ import Runner
 /// How the jobs turn errors of the client into the engine's classes.
 enum JobFailure {
     /// A service error by status: 429 and 5xx retry, other 4xx are permanent; a failed transport is
-    /// in doubt (the request may have been applied), settled by the caller's probe; an unreachable core
+    /// in doubt (the request may have been applied), resolved by the caller's probe; an unreachable core
     /// or a refused sign-in stops the run.
     static func classify(_ error: any Error) -> ActionError {
         if let error = error as? ActionError { return error }

@@ -5,7 +5,7 @@ extension ImportTransport {
     /// The per-user mode: a batch's items are grouped by subject and each group is imported into its
     /// subject's own account, with that subject's signed-in client (``SubjectSignIn``: one sign-in per
     /// subject, cached), as `Waas/ImportWallets` calls of at most 1,000 keys. Replies come back in the
-    /// items' order, so the pipeline settles, rejects and writes exactly as in the shared mode.
+    /// items' order, so the pipeline records, rejects and writes exactly as in the shared mode.
     ///
     /// - One request at a time per subject (``KeyedSerialGate``, shared by every batch in flight: a
     ///   subject's credential has its own nonce sequence); different subjects go concurrently, at most
@@ -13,7 +13,7 @@ extension ImportTransport {
     /// - A sign-in refused with Unauthorized (the project does not trust the issuer, its key or its kid:
     ///   the same for every subject) ends the run with `setUpHint`; another refusal rejects that
     ///   subject's rows (class `service`); transient failures and lost replies are thrown, so the
-    ///   batch is sent again (the core settles what was imported).
+    ///   batch is sent again (the core answers what it imported as already imported).
     static func perUser(
         signIn: SubjectSignIn, verifier: AttestationVerifier, gate: KeyedSerialGate, subjectsInParallel: Int,
         setUpHint: String

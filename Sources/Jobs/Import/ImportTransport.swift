@@ -27,8 +27,8 @@ enum ImportItemReply: Sendable {
 /// the wire, so the single-key and the batched transports are interchangeable.
 ///
 /// A thrown error concerns the whole batch: a service error (`WaasError`, retried by the caller when
-/// transient), or a transport failure that leaves the batch in doubt (sent again: the core settles
-/// what was already imported).
+/// transient), or a transport failure that leaves the batch in doubt (sent again: the core answers
+/// the keys it already imported as `alreadyImported`).
 struct ImportTransport: Sendable {
     /// Sends a batch; `requestMade` is called once per import request put on the wire (the step's
     /// `requests` work count).

@@ -108,7 +108,7 @@ extension WaasService {
                     fates.append(.stored)
                     continue
                 }
-                // The holder is named only to its own account: a resumed import settles without deriving
+                // The holder is named only to its own account: a resumed import learns its wallet without deriving
                 // anything, and another account's wallet stays undisclosed.
                 fates.append(.duplicate(own: holder.accountId == account ? holder.wire : nil))
             }

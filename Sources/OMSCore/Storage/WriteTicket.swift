@@ -1,20 +1,20 @@
 import Synchronization
 
-/// The result of a write queued with ``CoreStore/submit(_:)``: settled once the group commit holding it
+/// The result of a write queued with ``CoreStore/submit(_:)``: resolved once the group commit holding it
 /// commits (or fails), awaited whenever the submitter needs it (any number of times).
 final class WriteTicket<T: Sendable>: Sendable {
     private enum State {
         case pending([CheckedContinuation<T, any Error>])
-        case settled(Result<T, any Error>)
+        case resolved(Result<T, any Error>)
     }
 
     private let state = Mutex(State.pending([]))
 
-    /// Settles the ticket; a second call is ignored.
+    /// Resolves the ticket; a second call is ignored.
     func resolve(_ result: Result<T, any Error>) {
         let waiting = state.withLock { state -> [CheckedContinuation<T, any Error>] in
             guard case .pending(let continuations) = state else { return [] }
-            state = .settled(result)
+            state = .resolved(result)
             return continuations
         }
         for continuation in waiting { continuation.resume(with: result) }
@@ -23,16 +23,16 @@ final class WriteTicket<T: Sendable>: Sendable {
     /// The write's result once it committed; its error if it failed or its commit did.
     func value() async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let settled = state.withLock { state -> Result<T, any Error>? in
+            let resolved = state.withLock { state -> Result<T, any Error>? in
                 switch state {
-                case .settled(let result): return result
+                case .resolved(let result): return result
                 case .pending(var continuations):
                     continuations.append(continuation)
                     state = .pending(continuations)
                     return nil
                 }
             }
-            if let settled { continuation.resume(with: settled) }
+            if let resolved { continuation.resume(with: resolved) }
         }
     }
 }
