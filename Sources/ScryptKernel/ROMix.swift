@@ -181,7 +181,7 @@ public enum ROMix {
 /// A vector of one or two Salsa20 diagonals (4 or 8 lanes), with where its instances' blocks live.
 ///
 /// The arithmetic is in the requirements, implemented on each concrete type: generic code over `SIMD`
-/// reaches the stdlib's lane-by-lane operators, with which two instances took 750-765 ms instead of 615.
+/// reaches the stdlib's lane-by-lane operators, which are slower (docs/bench.md "Keystore files").
 protocol SalsaLanes: SIMD where Scalar == UInt32 {
     /// self ^ ((p + q) <<< bits), the step of a Salsa20 quarter-round.
     func mixed(_ p: Self, _ q: Self, _ bits: UInt32) -> Self

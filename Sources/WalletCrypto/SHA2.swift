@@ -74,10 +74,8 @@ public struct SHA256 {
     }
 
     /// The longest input that pads to one 64-byte block. Up to it libsodium's plain function is faster,
-    /// having no context to allocate: 0.24-0.27 us against 0.41-0.49 us for OpenSSL's `EVP_Digest` at 20
-    /// and 55 bytes; from 56 bytes they are level, and from two blocks on OpenSSL's SHA extensions win
-    /// (0.52 against 0.71 us at 120 bytes, 1.15 against 3.87 us at 1 KiB). Measured in C, CPU time, best
-    /// of five, 2026-11-30.
+    /// having no context to allocate; from two blocks on OpenSSL's SHA extensions win (docs/bench.md
+    /// "Choices and what they measured").
     static let oneBlockInput = 55
 
     /// The SHA-256 digest of the bytes of `input`, written at `digest` (32 bytes), with nothing allocated

@@ -236,9 +236,8 @@ extension Scrypt {
         }
 
         private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
-            // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it: the first
-            // pairs of a 40-file import took 0.82-0.98 s this way, 0.90-2.6 s faulting (docs/bench.md "Keystore
-            // files").
+            // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it, which made
+            // the first pairs of an import slower and uneven (docs/bench.md "Keystore files").
             #if os(Linux)
             let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
             #else

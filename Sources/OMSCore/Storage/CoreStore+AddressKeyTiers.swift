@@ -36,9 +36,8 @@ extension SQLiteDatabase {
     /// few of them are imported.
     static let rowsPastWatermarkFactor: Int64 = 8
 
-    /// A settling chunk's keys go in ``insertChunk`` per `INSERT`. With one key per statement the writer's
-    /// settles took 0.08-0.10 s of CPU in a 100,000-key import and 2.41 s in a 1,000,000-key one; with 64,
-    /// 0.07 s and 2.10 s (thread CPU time around the settle, 2026-12-01).
+    /// A settling chunk's keys go in ``insertChunk`` per `INSERT`: fewer statements for the same pages,
+    /// less of the writer's CPU (docs/core.md "Wallet storage" has the settles' times either way).
     private static func settleKeysSQL(_ rows: Int) -> String {
         "INSERT OR IGNORE INTO imported_address_keys(address_key, seq) VALUES "
             + Array(repeating: "(?, ?)", count: rows).joined(separator: ", ")

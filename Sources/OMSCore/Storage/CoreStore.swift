@@ -53,9 +53,9 @@ public final class CoreStore: Sendable {
         // a batch of 1000 spilled pages to the WAL mid-transaction and wrote the same page many times
         // (about 20 page writes per wallet). Without spilling, a transaction's dirty pages stay in memory
         // until its commit (bounded by the group commit); clean pages are capped at 4 MiB, so memory stays
-        // flat as the database grows. 4 rather than 8 MiB: an import of 100,000 keys peaked 5 MiB lower
-        // (66.4-67.2 against 71.8-72.8 MiB) with CPU within the noise, and in C 32 MiB did no better than 8
-        // at a million rows (the misses are reads from the OS's page cache). A larger checkpoint interval
+        // flat as the database grows. 4 rather than 8 MiB: less peak memory for the same CPU, and a larger
+        // cache did no better at a million rows (docs/bench.md "Choices and what they measured"). A larger
+        // checkpoint interval
         // copies a page rewritten by successive batches back to the database once rather than per batch.
         configuration.cacheKibibytes = 4 * 1024
         configuration.cacheSpill = false
