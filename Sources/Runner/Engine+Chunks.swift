@@ -212,12 +212,9 @@ extension Engine {
             answers = try await action.probe(chunk: items.map(\.prepared.item), context: context)
         } catch {
             if isCancelling || Task.isCancelled { return nil }
-            if let stopping = ActionError.of(error), let cause = stopping.stopCause {
-                // The probe could not reach the service, or its sign-in was refused: the items stay in doubt
-                // (their intents kept) for the resume to probe, and the run stops as for a send's same error.
-                suspend(items[0].prepared.item.redacting(stopping.message), cause: cause)
-                return nil
-            }
+            // The service unreachable or the sign-in refused: the items stay in doubt (their intents kept)
+            // for the resume to probe, and the run stops as for a send's same error.
+            if suspendIfStopping(error, item: items[0].prepared.item) { return nil }
             let why =
                 "outcome unknown: the probe failed: \(items[0].prepared.item.redacting(String(describing: error)))"
             for item in items {

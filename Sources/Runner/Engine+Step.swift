@@ -591,13 +591,18 @@ extension Engine {
             }
         } catch {
             if isCancelling || Task.isCancelled { return .abandoned }
-            if let stopping = ActionError.of(error), let cause = stopping.stopCause {
-                // Unreachable, or the sign-in refused: left in doubt for the resume, and the run stops.
-                suspend(item.redacting(stopping.message), cause: cause)
-                return .abandoned
-            }
+            // Unreachable, or the sign-in refused: left in doubt for the resume, and the run stops.
+            if suspendIfStopping(error, item: item) { return .abandoned }
             return .unknown("outcome unknown: the probe failed: \(item.redacting(String(describing: error)))")
         }
+    }
+
+    /// Stops the run (``suspend(_:cause:)``, message redacted for `item`) when `error` carries a
+    /// ``RunStopCause``; whether it did.
+    func suspendIfStopping(_ error: any Error, item: WorkItem) -> Bool {
+        guard let stopping = ActionError.of(error), let cause = stopping.stopCause else { return false }
+        suspend(item.redacting(stopping.message), cause: cause)
+        return true
     }
 
     func makeContext(_ prepared: PreparedItem, _ runtime: StepRuntime, attempt: Int) -> ActionContext {

@@ -100,8 +100,9 @@ public final class SQLiteDatabase {
 
     /// Gives the pages of freed heap memory back to the system (glibc `malloc_trim`, every arena).
     /// Process-wide. Why: a bulk write frees megabytes at its end (the savepoint journal, kept in memory in
-    /// 1 KiB chunks, and the pages it read), which glibc otherwise keeps mapped; called after each bulk
-    /// commit it lowers an import's peak memory for a little system time (docs/core.md "Wallet storage").
+    /// small chunks, and the pages it read), which glibc otherwise keeps mapped; called after each bulk
+    /// commit it lowers an import's peak memory for a little system time (docs/bench.md "Choices and what
+    /// they measured").
     public static func returnFreedMemory() { walletops_trim_heap() }
 
     /// Opens (and by default creates) the database at `path` and applies `configuration`.

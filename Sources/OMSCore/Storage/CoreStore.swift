@@ -81,9 +81,9 @@ public final class CoreStore: Sendable {
     deinit { flushSignal.signal() }  // the flusher finds the store gone and ends
 
     /// The group commits run on one long-lived thread rather than a dispatch queue's worker of the moment.
-    /// Why: SQLite's allocations in a commit (a batch's savepoint journal, some megabytes in 1 KiB chunks)
+    /// Why: SQLite's allocations in a commit (a batch's savepoint journal, some megabytes in small chunks)
     /// then come from that thread's malloc arena, reused commit after commit, instead of raising the
-    /// high-water mark of several arenas (docs/core.md "Wallet storage" has the peak memory either way).
+    /// high-water mark of several arenas (docs/bench.md "Choices and what they measured").
     private func startFlusher() {
         let signal = flushSignal
         let thread = Thread { [weak self] in
