@@ -38,6 +38,8 @@ public struct WalletHome: Sendable {
     public var runsDatabaseURL: URL { url.appendingPathComponent("runs.sqlite") }
     /// The run reports.
     public var reportsURL: URL { url.appendingPathComponent("reports") }
+    /// The remote credentials staged by `walletops remote register`, one private file each.
+    public var remoteCredentialsURL: URL { url.appendingPathComponent("remote") }
     /// The development attestation root (PEM), written by `core init` for clients to pin.
     public var attestationRootURL: URL { url.appendingPathComponent("attestation-root.pem") }
 

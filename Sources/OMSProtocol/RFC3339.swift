@@ -13,13 +13,20 @@ public enum RFC3339 {
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
     }
 
+    /// `date`, UTC, whole seconds (a fraction is dropped).
+    public static func format(_ date: Date) -> String { format(Int64(date.timeIntervalSince1970.rounded(.down))) }
+
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`; fractions are dropped.
     public static func parse(_ text: String) -> Int64? {
+        date(text).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)` as a `Date`, fractions kept.
+    public static func date(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970) }
+        if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970) }
-        return nil
+        return formatter.date(from: text)
     }
 }

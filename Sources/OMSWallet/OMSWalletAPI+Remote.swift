@@ -35,7 +35,7 @@ extension OMSWalletAPI {
         for (index, grant) in grants.enumerated() {
             try Self.validate(grant, at: index, operation: operation)
         }
-        guard RFC3339Date.parse(expiresAt) != nil else {
+        guard RFC3339.date(expiresAt) != nil else {
             throw OMSWalletError.validation(operation, "expiresAt is not an RFC 3339 time")
         }
         return try await perform(operation) { session in

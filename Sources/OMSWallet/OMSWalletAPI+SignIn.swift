@@ -93,7 +93,7 @@ extension OMSWalletAPI {
         guard completed.credential.credentialId.lowercased() == credentialId.lowercased() else {
             throw OMSWalletError(.invalidResponse, operation: operation, "CompleteAuth named another credential")
         }
-        guard let expiresAt = RFC3339Date.parse(completed.credential.expiresAt) else {
+        guard let expiresAt = RFC3339.date(completed.credential.expiresAt) else {
             throw OMSWalletError(.invalidResponse, operation: operation, "credential.expiresAt is not RFC 3339")
         }
         var wallets = completed.wallets

@@ -115,7 +115,7 @@ public final class OMSWalletAPI: Sendable {
         guard !isExpired(active) else {
             throw OMSWalletError(
                 .sessionExpired, operation: operation,
-                "the session expired at \(RFC3339Date.format(active.expiresAt)): sign in again")
+                "the session expired at \(RFC3339.format(active.expiresAt)): sign in again")
         }
         return active
     }

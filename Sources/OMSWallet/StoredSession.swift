@@ -19,7 +19,7 @@ struct StoredSession: Codable, Hashable, Sendable {
     var expiresAt: String
     var auth: OMSWalletAuthMetadata
 
-    var expiryDate: Date? { RFC3339Date.parse(expiresAt) }
+    var expiryDate: Date? { RFC3339.date(expiresAt) }
 
     var wallet: Wallet {
         Wallet(
@@ -42,22 +42,5 @@ struct StoredSession: Codable, Hashable, Sendable {
         OMSWalletSessionState(
             walletAddress: walletAddress, expiresAt: expiryDate, auth: auth, walletId: walletId,
             walletType: walletType, keyOrigin: keyOrigin)
-    }
-}
-
-/// RFC 3339 timestamps of the wire.
-enum RFC3339Date {
-    static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
-
-    static func format(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
     }
 }

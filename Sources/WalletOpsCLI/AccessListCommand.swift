@@ -22,7 +22,7 @@ struct AccessListCommand: Command {
         options: CommonOptions.operatorOptions + [WalletChoice.option, Self.type, WalletTable.format])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let type = arguments.value(Self.type).map { CredentialType(wire: $0) }
         let credentials = try await CoreCommandSupport.run {
             let (_, stored, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)

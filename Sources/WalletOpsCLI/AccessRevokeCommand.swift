@@ -22,7 +22,7 @@ struct AccessRevokeCommand: Command {
         options: CommonOptions.operatorOptions + [Self.credential, Self.session, WalletChoice.option])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let target = arguments.value(Self.credential)!
         let session = arguments.value(Self.session)
         let ownRevoked = try await CoreCommandSupport.run {

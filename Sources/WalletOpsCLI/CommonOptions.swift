@@ -35,13 +35,12 @@ public enum CommonOptions {
 }
 
 extension ParsedArguments {
-    /// The home folder: `--home`, else `$WALLETOPS_HOME`, else `./.walletops`, relative paths
-    /// resolved against the context's current directory.
-    public func homeDirectory(in context: Context) -> URL {
+    /// The home: `--home`, else `$WALLETOPS_HOME`, else `./.walletops`, relative paths resolved against
+    /// the context's current directory (`WalletHome.resolve`, the one rule).
+    public func home(in context: Context) -> WalletHome {
         WalletHome.resolve(
             explicit: value(CommonOptions.home), environment: context.environment,
-            workingDirectory: context.currentDirectory
-        ).url
+            workingDirectory: context.currentDirectory)
     }
 
     /// The served core's URL from `--core`, or nil for the embedded core.

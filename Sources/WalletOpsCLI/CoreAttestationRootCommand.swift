@@ -14,7 +14,7 @@ struct CoreAttestationRootCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try CoreCommandSupport.requireEmbedded(arguments, "core attestation-root")
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let pem = try await CoreCommandSupport.run {
             try await CoreCommandSupport.embeddedCore(home).service.attestationRoot().pemEncoded
         }

@@ -9,16 +9,11 @@ import WalletCrypto
 /// What commands working on a core share: the home, the connection, and turning core, protocol and
 /// transport errors into `CLIError`s with the documented exit codes.
 enum CoreCommandSupport {
-    /// The home of `--home` / `$WALLETOPS_HOME` / `./.walletops`.
-    static func home(_ arguments: ParsedArguments, _ context: Context) -> WalletHome {
-        WalletHome(url: arguments.homeDirectory(in: context))
-    }
-
     /// What the job actions of a run command are handed: its home, its working directory, and the embedded
     /// core opened with OMSEmbedded.
     static func jobServices(_ arguments: ParsedArguments, _ context: Context) -> JobServices {
         JobServices(
-            home: home(arguments, context), workingDirectory: context.currentDirectory, inProcess: openInProcess)
+            home: arguments.home(in: context), workingDirectory: context.currentDirectory, inProcess: openInProcess)
     }
 
     /// Opens a home's core in this process for the jobs: its in-process transport and development issuer.

@@ -22,7 +22,7 @@ struct CoreInitCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try CoreCommandSupport.requireEmbedded(arguments, "core init")
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let result = try await CoreCommandSupport.run {
             try WaasService.initialize(
                 home: home, project: arguments.value(Self.project) ?? "local", issuer: arguments.value(Self.issuer))

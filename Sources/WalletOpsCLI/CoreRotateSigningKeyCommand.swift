@@ -9,7 +9,7 @@ struct CoreRotateSigningKeyCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try CoreCommandSupport.requireEmbedded(arguments, "core rotate-signing-key")
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let kid = try await CoreCommandSupport.run {
             try await CoreCommandSupport.embeddedCore(home).service.rotateSigningKey()
         }

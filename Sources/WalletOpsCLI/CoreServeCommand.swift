@@ -32,7 +32,7 @@ struct CoreServeCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try CoreCommandSupport.requireEmbedded(arguments, "core serve")
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let (host, port) = try Self.parseListen(arguments.value(Self.listen) ?? "127.0.0.1:8787")
         try await CoreCommandSupport.run {
             let core = ServedCore(try CoreCommandSupport.embeddedCore(home).service)

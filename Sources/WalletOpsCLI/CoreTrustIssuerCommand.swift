@@ -35,7 +35,7 @@ struct CoreTrustIssuerCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         try CoreCommandSupport.requireEmbedded(arguments, "core trust-issuer")
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let jwks = try Self.keys(arguments, context)
         let issuer = arguments.value(Self.issuer)!
         let audience = arguments.value(Self.audience)!

@@ -1,5 +1,6 @@
 import Foundation
 import Jobs
+import OMSProtocol
 import Playbook
 import Runner
 
@@ -31,7 +32,7 @@ struct DueCommand: Command {
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         var given: Date?
         if let text = arguments.value(Self.now) {
-            guard let parsed = ISO8601DateFormatter().date(from: text) else {
+            guard let parsed = RFC3339.date(text) else {
                 throw CLIError.usage(
                     "invalid value '\(text)' for '--now': expected an ISO 8601 time such as 2026-01-31T02:30:00Z")
             }
@@ -65,7 +66,7 @@ struct DueCommand: Command {
                 }
                 guard due else {
                     let next =
-                        schedule.nextFireTime(after: now).map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+                        schedule.nextFireTime(after: now).map { RFC3339.format($0) } ?? "never"
                     context.standardError.writeLine("\(name): '\(playbook.name)' not due (next at \(next))")
                     return 0
                 }

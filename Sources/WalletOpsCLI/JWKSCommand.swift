@@ -10,7 +10,7 @@ struct JWKSCommand: Command {
         options: CommonOptions.operatorOptions)
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let document: [UInt8] = try await CoreCommandSupport.run {
             if let coreURL = arguments.coreURL {
                 return try await HTTPFetch.get(coreURL.appendingPathComponent(".well-known/jwks.json"))

@@ -58,7 +58,7 @@ struct LoginCommand: Command {
         ])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let lifetime = arguments.integer(Self.lifetime)
         let email = arguments.value(Self.email)
         let modes = [

@@ -8,7 +8,7 @@ struct LogoutCommand: Command {
         options: CommonOptions.operatorOptions)
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let removed = try await CoreCommandSupport.run { try StoredCredential.remove(home: home) }
         context.standardOutput.writeLine(removed ? "signed out" : "not signed in")
         return ExitCode.success.rawValue

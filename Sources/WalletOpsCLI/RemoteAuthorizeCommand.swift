@@ -38,7 +38,7 @@ struct RemoteAuthorizeCommand: Command {
         ])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let network = try Self.network(arguments.value(Self.network)!)
         let grants = try Self.grants(arguments)
         let expiry: String

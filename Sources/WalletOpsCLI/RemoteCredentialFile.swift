@@ -26,7 +26,7 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
     var description: String { "RemoteCredentialFile(\(credentialId), \(appName), core \(core))" }
 
     /// `<home>/remote`.
-    static func folder(_ home: WalletHome) -> URL { home.url.appendingPathComponent("remote") }
+    static func folder(_ home: WalletHome) -> URL { home.remoteCredentialsURL }
 
     /// `<home>/remote/<address>.json`, the address in EIP-55 form.
     static func url(_ home: WalletHome, credentialId: String) -> URL {

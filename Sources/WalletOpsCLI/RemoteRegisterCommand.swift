@@ -28,7 +28,7 @@ struct RemoteRegisterCommand: Command {
         options: CommonOptions.operatorOptions + [Self.appName, Self.appURL, Self.appLogoURL, Self.lifetime])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let lifetime = arguments.integer(Self.lifetime) ?? 86_400
         let metadata = CredentialMetadata(
             appUrl: arguments.value(Self.appURL)!, appName: arguments.value(Self.appName)!,

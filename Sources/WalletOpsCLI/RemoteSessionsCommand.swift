@@ -20,7 +20,7 @@ struct RemoteSessionsCommand: Command {
         options: CommonOptions.operatorOptions + [Self.credential, WalletTable.format])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let remote = try RemoteCredentialFile.load(home: home, credentialId: arguments.value(Self.credential)!)
         let sessions = try await CoreCommandSupport.run {
             let client = try remote.client(home: home, coreURL: arguments.coreURL)

@@ -25,7 +25,7 @@ struct RemoteTransferCommand: Command {
         options: CommonOptions.operatorOptions + [Self.credential, Self.session, Self.to, Self.value, Self.token])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let remote = try RemoteCredentialFile.load(home: home, credentialId: arguments.value(Self.credential)!)
         let sessionId = arguments.value(Self.session)!
         let (to, amount) = (arguments.value(Self.to)!, arguments.value(Self.value)!)

@@ -24,7 +24,7 @@ struct RemoteUsageCommand: Command {
         options: CommonOptions.operatorOptions + [Self.session, Self.network, Self.credential, WalletTable.format])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let network = try RemoteAuthorizeCommand.network(arguments.value(Self.network)!)
         let request = GetSessionUsageRequest(sessionId: arguments.value(Self.session)!, network: network.wireChainId)
         let remote = try arguments.value(Self.credential).map {

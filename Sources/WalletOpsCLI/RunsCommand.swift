@@ -1,4 +1,5 @@
 import Foundation
+import OMSProtocol
 import Runner
 
 /// `walletops runs`: the runs in the store, newest first.
@@ -14,7 +15,7 @@ struct RunsCommand: Command {
 
     static func time(_ seconds: Double?) -> String {
         guard let seconds else { return "-" }
-        return ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds))
+        return RFC3339.format(Int64(seconds.rounded(.down)))
     }
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {

@@ -34,7 +34,7 @@ struct TokenIssueCommand: Command {
     }
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         var claims: [String: JSONValue] = [:]
         for (key, value) in arguments.keyValues(Self.claim) { claims[key] = Self.claimValue(value) }
         let custom = claims

@@ -18,7 +18,7 @@ struct WalletCreateCommand: Command {
         options: CommonOptions.operatorOptions + [Self.type, Self.reference, WalletTable.format])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let family: NetworkFamily = arguments.choice(Self.type, as: KeyType.self) == .solana ? .solana : .evm
         let wallet = try await CoreCommandSupport.run {
             let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)

@@ -57,7 +57,7 @@ struct WalletImportCommand: Command {
         ])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let type = arguments.choice(Self.type, as: KeyType.self) ?? .ethereum
         let path = arguments.value(Self.keyFile)!
         let format = try Self.format(arguments, type: type, path: path)

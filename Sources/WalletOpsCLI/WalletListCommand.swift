@@ -12,7 +12,7 @@ struct WalletListCommand: Command {
         options: CommonOptions.operatorOptions + [WalletTable.format])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let wallets = try await CoreCommandSupport.run {
             let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
             return try await CoreConnection.allWallets(client)

@@ -11,7 +11,7 @@ struct WalletUseCommand: Command {
         options: CommonOptions.operatorOptions, arguments: [Self.wallet])
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
-        let home = CoreCommandSupport.home(arguments, context)
+        let home = arguments.home(in: context)
         let id = arguments.argument(Self.wallet)!
         let wallet = try await CoreCommandSupport.run {
             var (_, credential, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)

@@ -5,7 +5,7 @@ import Testing
 import WalletCrypto
 
 /// The client sends a request refused for a stale nonce (7206) again under a fresh nonce, bounded
-/// (`WaasClient+StaleNonce.swift`); nothing else is resent.
+/// (`WaasClient.swift`); nothing else is resent.
 @Suite struct StaleNonceRetryTests {
     /// A core's nonce rule alone: per credential, a nonce must be above the last one accepted.
     final class NonceCheckingTransport: WaasTransport {

@@ -262,12 +262,12 @@ import Testing
                 currentDirectory: URL(fileURLWithPath: "/work/dir"))
         }
         let given = try TestTree.parsed(["core", "init", "--home", "rel/home", "--core", "https://core.example:8443"])
-        #expect(given.homeDirectory(in: context(["WALLETOPS_HOME": "/env"])).path == "/work/dir/rel/home")
+        #expect(given.home(in: context(["WALLETOPS_HOME": "/env"])).url.path == "/work/dir/rel/home")
         #expect(given.coreURL?.absoluteString == "https://core.example:8443")
         let defaulted = try TestTree.parsed(["core", "init"])
-        #expect(defaulted.homeDirectory(in: context(["WALLETOPS_HOME": "/env/home"])).path == "/env/home")
-        #expect(defaulted.homeDirectory(in: context(["WALLETOPS_HOME": ""])).path == "/work/dir/.walletops")
-        #expect(defaulted.homeDirectory(in: context([:])).path == "/work/dir/.walletops")
+        #expect(defaulted.home(in: context(["WALLETOPS_HOME": "/env/home"])).url.path == "/env/home")
+        #expect(defaulted.home(in: context(["WALLETOPS_HOME": ""])).url.path == "/work/dir/.walletops")
+        #expect(defaulted.home(in: context([:])).url.path == "/work/dir/.walletops")
         #expect(defaulted.coreURL == nil)
     }
 

@@ -73,7 +73,7 @@ extension ImportKeysAction {
     enum Work {
         /// Keys sealed to the core's recipient key and sent (every attempt counts).
         static let sent = "sent"
-        /// Import requests put on the wire (ImportWallets, or ImportWallet on an older core).
+        /// Import requests put on the wire (ImportWallets, or ImportWallet on a core without ImportWallets).
         static let requests = "requests"
         /// Rows the core imported as new wallets.
         static let imported = "imported"

@@ -121,11 +121,9 @@ public struct Grants: Codable, Hashable, Sendable {
 }
 
 extension KeyedDecodingContainer {
-    /// Grants as the schema sends them (`{entries: [...]}`), or as a bare array, the form walletops
-    /// used before it followed the schema, so older walletops clients keep working.
+    /// Grants as the schema sends them (`{entries: [...]}`), the only form accepted.
     func decodeGrants(forKey key: Key) throws -> [Grant] {
-        if let wrapped = try? decode(Grants.self, forKey: key) { return wrapped.entries }
-        return try decode([Grant].self, forKey: key)
+        try decode(Grants.self, forKey: key).entries
     }
 
     func decodeGrantsIfPresent(forKey key: Key) throws -> [Grant]? {

@@ -1,4 +1,5 @@
 import Foundation
+import OMSProtocol
 import Playbook
 import Synchronization
 import TextFormats
@@ -21,7 +22,7 @@ final class RunEventLog: Sendable {
     func emit(_ kind: String, _ fields: [String: JSONField] = [:]) {
         guard isJSON else { return }
         var line = "{\"event\":" + JSONField.string(kind).text(redactor)
-        line += ",\"time\":" + JSONField.string(ISO8601DateFormatter().string(from: Date())).text(redactor)
+        line += ",\"time\":" + JSONField.string(RFC3339.format(Date())).text(redactor)
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             line += "," + JSONField.string(name).text(redactor) + ":" + value.text(redactor)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import OMSProtocol
 import Playbook
 import Runner
 
@@ -199,7 +200,7 @@ struct RunExecution {
             var started = ""
             if let id = error.runID, let record = try await store.run(id: id) {
                 started =
-                    ", started at " + ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: record.startedAt))
+                    ", started at " + RFC3339.format(Int64(record.startedAt.rounded(.down)))
             }
             let holder =
                 "run \(error.runID.map(String.init) ?? "?") of '\(prepared.playbook.name)' is locked by pid \(pid)@\(host)\(started)"

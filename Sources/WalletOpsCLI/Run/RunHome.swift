@@ -1,29 +1,33 @@
 import Foundation
+import HomeLayout
 import Runner
 
 /// The parts of the home folder the run commands use: the run store (`runs.sqlite`, unless `--store` or
 /// `$WALLETOPS_RUN_STORE` names another, such as a PostgreSQL URL) and `reports/`.
 struct RunHome {
-    /// The home folder.
-    let url: URL
+    /// The home, whose layout names its files.
+    let home: WalletHome
     /// The run store: a PostgreSQL URL or an SQLite file path.
     let storeLocation: String
 
     init(_ arguments: ParsedArguments, context: Context) {
-        url = arguments.homeDirectory(in: context)
+        home = arguments.home(in: context)
         if let store = arguments.value(CommonOptions.store)
             ?? context.environment[CommonOptions.storeEnvironmentVariable],
             !store.isEmpty
         {
             storeLocation = RunStore.isPostgresURL(store) ? store : context.fileURL(store).path
         } else {
-            storeLocation = url.appendingPathComponent("runs.sqlite").path
+            storeLocation = home.runsDatabaseURL.path
         }
     }
 
     /// The store's location as messages show it (a URL without its password).
     var storeDisplay: String { RunStore.displayLocation(storeLocation) }
-    var reportsURL: URL { url.appendingPathComponent("reports") }
+    /// The home folder.
+    var url: URL { home.url }
+    /// The run reports.
+    var reportsURL: URL { home.reportsURL }
 
     /// Whether the store may hold runs: a server always may, a file when it exists.
     var storeExists: Bool {

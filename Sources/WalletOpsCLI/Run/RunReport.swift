@@ -1,4 +1,5 @@
 import Foundation
+import OMSProtocol
 import Playbook
 import Runner
 
@@ -30,7 +31,7 @@ struct RunReport {
 
     static func time(_ seconds: Double?) -> JSONField {
         guard let seconds else { return .null }
-        return .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds)))
+        return .string(RFC3339.format(Int64(seconds.rounded(.down))))
     }
 
     var json: JSONField {
