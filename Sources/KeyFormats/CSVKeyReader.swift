@@ -220,6 +220,16 @@ public final class CSVKeyReader {
     /// of the file. For rows a resumed run finished, which it needs only to count; a whole-file error (a
     /// quote never closed) still throws.
     public func skipRow() throws(KeyFormatError) -> Int? {
+        // A plain line (no quote, no CR) is a row unless it is blank (one field of whitespace), as the state
+        // machine would find.
+        while started, pushback.isEmpty, !swallowLF, !previousWasCR, let plain = input.plainLine() {
+            recordLine = line
+            line += 1
+            if plain.contains(0x2C) || !plain.allSatisfy(ASCII.isWhitespace) {
+                rowCount += 1
+                return rowCount
+            }
+        }
         keepsCells = false
         defer { keepsCells = true }
         guard try nextDataRecord() != nil else { return nil }
