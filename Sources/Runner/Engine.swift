@@ -130,14 +130,7 @@ public final class Engine: Sendable {
     /// First call: drain (stop scheduling, let in-flight items finish within the grace period, flush).
     /// Second call: cancel in-flight items now.
     public func stop() {
-        let drained =
-            phase.compareExchange(
-                expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
-            ).exchanged
-            || phase.compareExchange(
-                expected: Phase.idle.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
-            ).exchanged
-        if drained {
+        if movesToDraining(from: .running) || movesToDraining(from: .idle) {
             control.withLock { if $0.stopReason == nil && $0.abortReason == nil { $0.stopReason = "stopped" } }
             beginDrain()
         } else {
@@ -157,11 +150,7 @@ public final class Engine: Sendable {
                 state.inputProblem = inputProblem
             }
         }
-        if phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged {
-            beginDrain()
-        }
+        if movesToDraining(from: .running) { beginDrain() }
     }
 
     /// Stops the run because every later item would fail alike (a service its items need is unreachable,
@@ -174,11 +163,15 @@ public final class Engine: Sendable {
                 state.stopCause = cause
             }
         }
-        if phase.compareExchange(
-            expected: Phase.running.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
-        ).exchanged {
-            beginDrain()
-        }
+        if movesToDraining(from: .running) { beginDrain() }
+    }
+
+    /// Moves the phase from `expected` to draining; false when it was not `expected`. Only the caller that
+    /// moved it starts the drain, so a drain starts once.
+    private func movesToDraining(from expected: Phase) -> Bool {
+        phase.compareExchange(
+            expected: expected.rawValue, desired: Phase.draining.rawValue, ordering: .acquiringAndReleasing
+        ).exchanged
     }
 
     private func beginDrain() {

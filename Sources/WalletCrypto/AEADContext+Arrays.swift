@@ -3,14 +3,14 @@
 // message; with byte arrays, overload resolution picks these, and they call the generic code
 // specialized here, inside the module.
 
-extension AESGCM.Context {
+extension AEADContext {
     /// Encrypts and authenticates; returns `ciphertext || tag`.
-    public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+    public final func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
         try cipher.seal(plaintext, nonce: nonce, aad: aad)
     }
 
     /// Checks and decrypts `ciphertext || tag`.
-    public func open(_ sealed: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
+    public final func open(_ sealed: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
         try cipher.open(sealed, nonce: nonce, aad: aad)
     }
 }
@@ -22,17 +22,5 @@ extension AESGCM.Context {
         _ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws {
         try cipher.seal(plaintext, nonce: nonce, into: output)
-    }
-}
-
-extension ChaChaPoly.Context {
-    /// Encrypts and authenticates; returns `ciphertext || tag`.
-    public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
-        try cipher.seal(plaintext, nonce: nonce, aad: aad)
-    }
-
-    /// Checks and decrypts `ciphertext || tag`.
-    public func open(_ sealed: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []) throws -> [UInt8] {
-        try cipher.open(sealed, nonce: nonce, aad: aad)
     }
 }

@@ -7,15 +7,7 @@ public enum AESCBC {
     ///
     /// - Throws: `CryptoError.invalidKey` or `.invalidParameter` for a wrong key or IV size.
     public static func encrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: some ContiguousBytes) throws -> [UInt8] {
-        let algorithm = try cipher(key: key, iv: iv)
-        return try withSecretBytes(plaintext) { input, count in
-            try [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
-                initialized = 0
-                initialized = try SymmetricCipher.run(
-                    algorithm, encrypt: true, key: key, iv: iv, padding: true, input: input, count: count,
-                    output: out.baseAddress!)
-            }
-        }
+        try SymmetricCipher.encrypt(plaintext, with: cipher(key: key, iv: iv), key: key, iv: iv, padding: true)
     }
 
     /// Decrypts and strips PKCS#7 padding into a secret buffer.
@@ -41,7 +33,6 @@ public enum AESCBC {
     }
 
     private static func cipher(key: SecretBytes, iv: some ContiguousBytes) throws -> CipherAlgorithm {
-        try SymmetricCipher.check("AES-CBC", key: key, iv: iv)
-        return key.count == 16 ? .aes128CBC : .aes256CBC
+        try SymmetricCipher.aesAlgorithm("AES-CBC", key: key, iv: iv, aes128: .aes128CBC, aes256: .aes256CBC)
     }
 }

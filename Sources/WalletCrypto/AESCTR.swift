@@ -9,15 +9,7 @@ public enum AESCTR {
     ///
     /// - Throws: `CryptoError.invalidKey` or `.invalidParameter` for a wrong key or IV size.
     public static func encrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: some ContiguousBytes) throws -> [UInt8] {
-        let algorithm = try cipher(key: key, iv: iv)
-        return try withSecretBytes(plaintext) { input, count in
-            try [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
-                initialized = 0
-                initialized = try SymmetricCipher.run(
-                    algorithm, encrypt: true, key: key, iv: iv, padding: false, input: input, count: count,
-                    output: out.baseAddress!)
-            }
-        }
+        try SymmetricCipher.encrypt(plaintext, with: cipher(key: key, iv: iv), key: key, iv: iv, padding: false)
     }
 
     /// Decrypts `ciphertext` into a secret buffer.
@@ -40,7 +32,6 @@ public enum AESCTR {
     }
 
     private static func cipher(key: SecretBytes, iv: some ContiguousBytes) throws -> CipherAlgorithm {
-        try SymmetricCipher.check("AES-CTR", key: key, iv: iv)
-        return key.count == 16 ? .aes128CTR : .aes256CTR
+        try SymmetricCipher.aesAlgorithm("AES-CTR", key: key, iv: iv, aes128: .aes128CTR, aes256: .aes256CTR)
     }
 }

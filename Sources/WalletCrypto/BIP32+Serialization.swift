@@ -27,15 +27,7 @@ extension BIP32 {
                 Result { () throws(CryptoError) in try BIP32.payload(of: bytes) }
             }.get()
             defer { SecretBytes.wipe(&payload) }
-            let version = Array(payload[0..<4])
-            guard BIP32.publicVersions.contains(version) else {
-                throw CryptoError(
-                    .invalidEncoding,
-                    BIP32.privateVersions.contains(version)
-                        ? "extended public key: the version is a private key's (xprv); expected xpub"
-                        : "extended key: unknown version \(Base16.encode(version))")
-            }
-            try BIP32.checkPlace(payload)
+            try BIP32.checkHeader(payload, ofPrivateKey: false)
             guard payload[45] == 0x02 || payload[45] == 0x03 else {
                 throw CryptoError(
                     .invalidEncoding,
@@ -77,8 +69,25 @@ extension BIP32 {
         return payload
     }
 
+    /// Checks the version (an xprv or tprv for a private key, an xpub or tpub for a public one; the
+    /// other kind's version is named as such) and the place in the tree.
+    static func checkHeader(_ payload: [UInt8], ofPrivateKey: Bool) throws(CryptoError) {
+        let version = Array(payload[0..<4])
+        let (expected, other) = ofPrivateKey ? (privateVersions, publicVersions) : (publicVersions, privateVersions)
+        guard expected.contains(version) else {
+            let (kind, prefix, otherKind, otherPrefix) =
+                ofPrivateKey ? ("private", "xprv", "public", "xpub") : ("public", "xpub", "private", "xprv")
+            throw CryptoError(
+                .invalidEncoding,
+                other.contains(version)
+                    ? "extended \(kind) key: the version is a \(otherKind) key's (\(otherPrefix)); expected \(prefix)"
+                    : "extended key: unknown version \(Base16.encode(version))")
+        }
+        try checkPlace(payload)
+    }
+
     /// A master key (depth 0) has no parent fingerprint and child number 0.
-    static func checkPlace(_ payload: [UInt8]) throws(CryptoError) {
+    private static func checkPlace(_ payload: [UInt8]) throws(CryptoError) {
         guard payload[4] == 0 else { return }
         guard payload[5..<9].allSatisfy({ $0 == 0 }) else {
             throw CryptoError(.invalidEncoding, "extended key: depth 0 with a parent fingerprint")
@@ -104,15 +113,7 @@ extension BIP32.ExtendedPrivateKey {
             Result { () throws(CryptoError) in try BIP32.payload(of: bytes) }
         }.get()
         defer { SecretBytes.wipe(&payload) }
-        let version = Array(payload[0..<4])
-        guard BIP32.privateVersions.contains(version) else {
-            throw CryptoError(
-                .invalidEncoding,
-                BIP32.publicVersions.contains(version)
-                    ? "extended private key: the version is a public key's (xpub); expected xprv"
-                    : "extended key: unknown version \(Base16.encode(version))")
-        }
-        try BIP32.checkPlace(payload)
+        try BIP32.checkHeader(payload, ofPrivateKey: true)
         guard payload[45] == 0x00 else {
             throw CryptoError(
                 .invalidEncoding,

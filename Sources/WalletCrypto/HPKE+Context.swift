@@ -2,14 +2,9 @@ import Foundation
 
 /// The keys and sequence number shared by a sender and a recipient (RFC 9180 sections 5.1 and 5.2).
 final class HPKEContext {
-    private enum Cipher {
-        case aesGCM(AESGCM.Context)
-        case chaChaPoly(ChaChaPoly.Context)
-        case exportOnly
-    }
-
     let suite: HPKE.Suite
-    private let cipher: Cipher
+    /// The suite's AEAD keyed for this context; nil for the export-only AEAD.
+    private let aead: AEADContext?
     private let baseNonce: [UInt8]
     private let exporterSecret: SecretBytes
     private(set) var sequenceNumber: UInt64 = 0
@@ -26,14 +21,14 @@ final class HPKEContext {
         exporterSecret = try kdf.expand(prk: secret, label: "exp", info: context, length: 32)
         switch suite.aead {
         case .exportOnly:
-            cipher = .exportOnly
+            aead = nil
             baseNonce = []
         case .aes128GCM, .aes256GCM, .chaCha20Poly1305:
             let key = try kdf.expand(prk: secret, label: "key", info: context, length: suite.aead.keySize)
             baseNonce = try kdf.expand(prk: secret, label: "base_nonce", info: context, length: 12).unsafeCopy()
-            cipher =
+            aead =
                 suite.aead == .chaCha20Poly1305
-                ? .chaChaPoly(try ChaChaPoly.Context(key: key)) : .aesGCM(try AESGCM.Context(key: key))
+                ? try ChaChaPoly.Context(key: key) : try AESGCM.Context(key: key)
         }
     }
 
@@ -66,20 +61,14 @@ final class HPKEContext {
 
     /// Seals with the nonce of `sequence`, leaving the context's own sequence number alone.
     func seal(_ plaintext: some ContiguousBytes, aad: some ContiguousBytes, sequence: UInt64) throws -> [UInt8] {
-        switch cipher {
-        case .aesGCM(let context): return try context.seal(plaintext, nonce: nonce(sequence), authenticating: aad)
-        case .chaChaPoly(let context): return try context.seal(plaintext, nonce: nonce(sequence), authenticating: aad)
-        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot seal")
-        }
+        guard let aead else { throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot seal") }
+        return try aead.seal(plaintext, nonce: nonce(sequence), authenticating: aad)
     }
 
     /// Opens with the nonce of `sequence`, leaving the context's own sequence number alone.
     func open(_ ciphertext: some ContiguousBytes, aad: some ContiguousBytes, sequence: UInt64) throws -> [UInt8] {
-        switch cipher {
-        case .aesGCM(let context): return try context.open(ciphertext, nonce: nonce(sequence), authenticating: aad)
-        case .chaChaPoly(let context): return try context.open(ciphertext, nonce: nonce(sequence), authenticating: aad)
-        case .exportOnly: throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot open")
-        }
+        guard let aead else { throw CryptoError(.invalidParameter, "HPKE: an export-only context cannot open") }
+        return try aead.open(ciphertext, nonce: nonce(sequence), authenticating: aad)
     }
 
     /// Export(exporter_context, L) = LabeledExpand(exporter_secret, "sec", exporter_context, L).

@@ -61,13 +61,7 @@ public struct JWK: Sendable, Hashable {
 
     /// Reads a JWK from JSON text.
     public init(jsonString: String) throws(JOSEError) {
-        do {
-            try self.init(json: try JSONValue.parse(jsonString))
-        } catch let error as JOSEError {
-            throw error
-        } catch {
-            throw JOSEError(.malformed, "JWK: \(error)")
-        }
+        try self.init(json: parseJSON(jsonString, of: "JWK"))
     }
 
     /// The public members as a JSON object: `kty, crv, x, y, n, e, kid, alg, use` (those present).
@@ -147,13 +141,7 @@ public struct JWKSet: Sendable, Hashable {
 
     /// Reads a JWK Set from JSON text.
     public init(jsonString: String) throws(JOSEError) {
-        do {
-            try self.init(json: try JSONValue.parse(jsonString))
-        } catch let error as JOSEError {
-            throw error
-        } catch {
-            throw JOSEError(.malformed, "JWK Set: \(error)")
-        }
+        try self.init(json: parseJSON(jsonString, of: "JWK Set"))
     }
 
     /// `{"keys": [...]}`.
@@ -164,4 +152,9 @@ public struct JWKSet: Sendable, Hashable {
         let matches = keys.filter { $0.kid == kid }
         return matches.count == 1 ? matches[0] : nil
     }
+}
+
+/// Parses the JSON text of a JOSE object; a syntax error becomes `JOSEError.malformed` naming `what`.
+private func parseJSON(_ text: String, of what: String) throws(JOSEError) -> JSONValue {
+    do { return try JSONValue.parse(text) } catch { throw JOSEError(.malformed, "\(what): \(error)") }
 }

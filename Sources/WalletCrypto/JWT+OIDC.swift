@@ -17,18 +17,7 @@ extension JWT {
             throw JOSEError(.unsupportedAlgorithm, "ID token alg \(algorithm) is refused (ES256 or RS256 only)")
         }
         if jws.header["crit"] != nil { throw JOSEError(.malformed, "JWS crit header parameters are not supported") }
-        let jwk: JWK
-        if let kid = jws.keyID {
-            guard let match = keys.key(kid: kid) else { throw JOSEError(.unknownKey, "no key with kid \(kid)") }
-            jwk = match
-        } else {
-            guard keys.keys.count == 1 else {
-                throw JOSEError(.unknownKey, "token has no kid and the key set holds \(keys.keys.count) keys")
-            }
-            jwk = keys.keys[0]
-        }
-        if let alg = jwk.alg, alg != algorithm { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(alg)") }
-        if let use = jwk.use, use != "sig" { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(use)") }
+        let jwk = try keys.verificationKey(kid: jws.keyID, algorithm: algorithm)
         if algorithm == "ES256" {
             try jws.verify(publicKey: try jwk.p256PublicKey())
         } else {

@@ -78,18 +78,7 @@ public struct JWT: Sendable, Hashable {
     public static func verify(_ token: String, keys: JWKSet, validation: Validation) throws(JOSEError) -> JWT {
         let jwt = try decodeUnverified(token)
         try jwt.jws.checkAlgorithm()
-        let jwk: JWK
-        if let kid = jwt.jws.keyID {
-            guard let match = keys.key(kid: kid) else { throw JOSEError(.unknownKey, "no key with kid \(kid)") }
-            jwk = match
-        } else {
-            guard keys.keys.count == 1 else {
-                throw JOSEError(.unknownKey, "token has no kid and the key set holds \(keys.keys.count) keys")
-            }
-            jwk = keys.keys[0]
-        }
-        if let alg = jwk.alg, alg != "ES256" { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(alg)") }
-        if let use = jwk.use, use != "sig" { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(use)") }
+        let jwk = try keys.verificationKey(kid: jwt.jws.keyID, algorithm: "ES256")
         try jwt.jws.verify(publicKey: try jwk.p256PublicKey())
         try jwt.checkClaims(validation)
         return jwt
@@ -157,4 +146,27 @@ public struct JWT: Sendable, Hashable {
     public var notBefore: Date? { claims["nbf"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } }
     /// `iat` as a date, if it is a number.
     public var issuedAt: Date? { claims["iat"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } }
+}
+
+extension JWKSet {
+    /// The key to verify a token signed with `algorithm` that names `kid`: the key with that kid, or the
+    /// set's only key when the token names none.
+    ///
+    /// - Throws: `JOSEError` `.unknownKey` when there is no such key, or when the key's own `alg` or `use`
+    ///   says otherwise (not `algorithm`, not `sig`).
+    func verificationKey(kid: String?, algorithm: String) throws(JOSEError) -> JWK {
+        let jwk: JWK
+        if let kid {
+            guard let match = key(kid: kid) else { throw JOSEError(.unknownKey, "no key with kid \(kid)") }
+            jwk = match
+        } else {
+            guard keys.count == 1 else {
+                throw JOSEError(.unknownKey, "token has no kid and the key set holds \(keys.count) keys")
+            }
+            jwk = keys[0]
+        }
+        if let alg = jwk.alg, alg != algorithm { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(alg)") }
+        if let use = jwk.use, use != "sig" { throw JOSEError(.unknownKey, "key \(jwk.kid ?? "-") is for \(use)") }
+        return jwk
+    }
 }

@@ -33,7 +33,26 @@ enum SymmetricCipher {
         return Int(written + tail)
     }
 
-    static func check(_ name: String, key: SecretBytes, iv: some ContiguousBytes) throws {
+    /// Encrypts `plaintext` in one pass into a new array (PKCS#7 padding, when on, adds at most a block).
+    static func encrypt(
+        _ plaintext: SecretBytes, with algorithm: CipherAlgorithm, key: SecretBytes, iv: some ContiguousBytes,
+        padding: Bool
+    ) throws -> [UInt8] {
+        try withSecretBytes(plaintext) { input, count in
+            try [UInt8](unsafeUninitializedCapacity: count + 16) { out, initialized in
+                initialized = 0
+                initialized = try run(
+                    algorithm, encrypt: true, key: key, iv: iv, padding: padding, input: input, count: count,
+                    output: out.baseAddress!)
+            }
+        }
+    }
+
+    /// Checks a 16- or 32-byte key and a 16-byte IV for the AES mode `name`, and picks `aes128` or
+    /// `aes256` by the key size.
+    static func aesAlgorithm(
+        _ name: String, key: SecretBytes, iv: some ContiguousBytes, aes128: CipherAlgorithm, aes256: CipherAlgorithm
+    ) throws -> CipherAlgorithm {
         let ivCount = iv.withUnsafeBytes { $0.count }
         guard ivCount == 16 else {
             throw CryptoError(.invalidParameter, "\(name): the IV must be 16 bytes, got \(ivCount)")
@@ -41,5 +60,6 @@ enum SymmetricCipher {
         guard key.count == 16 || key.count == 32 else {
             throw CryptoError(.invalidKey, "\(name): the key must be 16 or 32 bytes, got \(key.count)")
         }
+        return key.count == 16 ? aes128 : aes256
     }
 }

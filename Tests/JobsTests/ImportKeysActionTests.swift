@@ -287,11 +287,18 @@ import WalletCrypto
     }
 
     /// Runs `action` as a chunk step with the job's retry policy, checkpointed in a run store of its own
-    /// (outside `directory`, which may be the input).
+    /// (outside `directory`, which may be the input), removed afterwards.
     static func run(_ action: ImportKeysAction, in directory: URL) async throws -> RunSummary {
         let stores = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: stores) }
-        let store = try RunStore(path: stores.appendingPathComponent("runs.sqlite").path)
+        return try await run(action, store: stores)
+    }
+
+    /// Runs `action` as the job's chunk step with its retry policy, its run store under `store` (kept, for
+    /// a test that scans it).
+    static func run(_ action: ImportKeysAction, store: URL) async throws -> RunSummary {
+        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
+        let runs = try RunStore(path: store.appendingPathComponent("runs.sqlite").path)
         let plan = RunPlan(
             name: "import",
             steps: [
@@ -303,7 +310,7 @@ import WalletCrypto
                     failureBudget: .count(0))
             ], concurrency: 64)
         return try await Engine.run(
-            plan: plan, store: store, identity: RunIdentity(playbookName: "import", playbookHash: "h"))
+            plan: plan, store: runs, identity: RunIdentity(playbookName: "import", playbookHash: "h"))
     }
 
     static func temporaryDirectory() throws -> URL {

@@ -30,17 +30,12 @@ import WalletCrypto
         let input = directory.appendingPathComponent("users.csv").path
         try Data(("private_key,subject\n" + rows.map { "\($0.key),\($0.subject)\n" }.joined()).utf8).write(
             to: URL(fileURLWithPath: input))
-        var configuration = ImportKeysActionTests.configuration(
+        let configuration = ImportKeysActionTests.configuration(
             input, output: directory.appendingPathComponent("out.csv").path,
             rejects: directory.appendingPathComponent("rej.csv").path, parallel: parallel, batch: batch)
-        configuration.perUser = try ImportKeysAction.PerUser(
-            issuer: issuer.issuer, audience: issuer.audience, keyFile: "app.pem", keyID: issuer.keyID)
         let signIn = SubjectSignIn(issuer: issuer, connection: world.connection, publishableKey: world.publishableKey)
-        let rootPEM = try String(contentsOf: world.home.attestationRootURL, encoding: .utf8)
-        let transport = ImportTransport.perUser(
-            signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
-            gate: KeyedSerialGate(), subjectsInParallel: parallel, setUpHint: "trust the issuer")
-        let action = ImportKeysAction(configuration, transport: transport)
+        let action = try Self.perUser(
+            configuration, issuer: issuer, signIn: signIn, world: world, subjectsInParallel: parallel)
         let summary = try await ImportKeysActionTests.run(action, in: directory)
         #expect(summary.succeeded == 72 && summary.rejected == 2, "two duplicates: rejected rows")
         let output = CSVRecords.parse(try String(contentsOfFile: configuration.output, encoding: .utf8)).dropFirst()
@@ -75,19 +70,14 @@ import WalletCrypto
         let rows = phrases.enumerated().map { "\($1),2,user-\($0 + 1)" }
         try Data(("mnemonic,count,subject\n" + rows.joined(separator: "\n") + "\n").utf8).write(
             to: URL(fileURLWithPath: input))
-        var configuration = ImportKeysAction.Configuration(
+        let configuration = ImportKeysAction.Configuration(
             input: input, format: .mnemonicCSV, type: .ethereum, passwords: nil,
             output: directory.appendingPathComponent("out.csv").path,
             rejects: directory.appendingPathComponent("rej.csv").path, concurrency: 2, batchSize: 4)
-        configuration.perUser = try ImportKeysAction.PerUser(
-            issuer: issuer.issuer, audience: issuer.audience, keyFile: "app.pem", keyID: issuer.keyID)
         let signIn = SubjectSignIn(issuer: issuer, connection: world.connection, publishableKey: world.publishableKey)
-        let rootPEM = try String(contentsOf: world.home.attestationRootURL, encoding: .utf8)
-        let transport = ImportTransport.perUser(
-            signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
-            gate: KeyedSerialGate(), subjectsInParallel: 2, setUpHint: "trust the issuer")
         let summary = try await ImportKeysActionTests.run(
-            ImportKeysAction(configuration, transport: transport), in: directory)
+            Self.perUser(configuration, issuer: issuer, signIn: signIn, world: world, subjectsInParallel: 2),
+            in: directory)
         #expect(summary.succeeded == 6 && summary.rejected == 0)
         for (index, phrase) in phrases.enumerated() {
             let expected = try PhraseAccounts.derive(
@@ -98,5 +88,21 @@ import WalletCrypto
             #expect(Set(wallets.map { $0.address.lowercased() }) == Set(expected), "user-\(index + 1)")
             #expect(Set(wallets.compactMap(\.reference)) == ["import-\(index + 1)-0", "import-\(index + 1)-1"])
         }
+    }
+
+    /// The import of `configuration` in per-user mode: each row's subject signs in through `signIn` with
+    /// an ID token `issuer` mints, and the transport pins the attestation root of `world`'s core.
+    static func perUser(
+        _ configuration: ImportKeysAction.Configuration, issuer: AppIssuer, signIn: SubjectSignIn,
+        world: SubjectSignInTests.World, subjectsInParallel: Int
+    ) throws -> ImportKeysAction {
+        var configuration = configuration
+        configuration.perUser = try ImportKeysAction.PerUser(
+            issuer: issuer.issuer, audience: issuer.audience, keyFile: "app.pem", keyID: issuer.keyID)
+        let rootPEM = try String(contentsOf: world.home.attestationRootURL, encoding: .utf8)
+        let transport = ImportTransport.perUser(
+            signIn: signIn, verifier: AttestationVerifier(policy: try AttestationPolicy.development(rootPEM: rootPEM)),
+            gate: KeyedSerialGate(), subjectsInParallel: subjectsInParallel, setUpHint: "trust the issuer")
+        return ImportKeysAction(configuration, transport: transport)
     }
 }

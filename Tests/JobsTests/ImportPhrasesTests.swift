@@ -102,7 +102,8 @@ import WalletCrypto
         #expect(ImportItems.count(configuration) == 3 + 2 + 1 + 2 + 1 + 1 + 3 + 1 + 1 + 2)
 
         let stores = directory.appendingPathComponent("stores")
-        let summary = try await Self.run(ImportKeysAction(configuration, transport: transport), store: stores)
+        let summary = try await ImportKeysActionTests.run(
+            ImportKeysAction(configuration, transport: transport), store: stores)
         #expect(summary.succeeded == 12 && summary.rejected == 5 && summary.exitCode == 1)
 
         let out = CSVRecords.parse(try String(contentsOfFile: output, encoding: .utf8))
@@ -129,7 +130,7 @@ import WalletCrypto
         #expect(Array(rej)[3][2] == "validation")
 
         // Exactly once: the same input again (a new run) finds every account imported with its reference.
-        let again = try await Self.run(
+        let again = try await ImportKeysActionTests.run(
             ImportKeysAction(configuration, transport: transport), store: directory.appendingPathComponent("again"))
         #expect(again.succeeded == 12 && again.rejected == 5)
         let wallets = try await CoreConnection.allWallets(client)
@@ -252,24 +253,6 @@ import WalletCrypto
             index = found + 1
         }
         return false
-    }
-
-    /// Runs `action` as the job's chunk step with its run store under `store` (kept, so it is scanned).
-    static func run(_ action: ImportKeysAction, store: URL) async throws -> RunSummary {
-        try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
-        let runs = try RunStore(path: store.appendingPathComponent("runs.sqlite").path)
-        let plan = RunPlan(
-            name: "import",
-            steps: [
-                StepPlan(
-                    id: "import", items: action.items!, action: action,
-                    concurrency: action.configuration.concurrency,
-                    retry: RetryPolicy(
-                        maxAttempts: 6, initialBackoff: .milliseconds(1), retryOn: [.retryable, .inDoubt]),
-                    failureBudget: .count(0))
-            ], concurrency: 64)
-        return try await Engine.run(
-            plan: plan, store: runs, identity: RunIdentity(playbookName: "import", playbookHash: "h"))
     }
 }
 

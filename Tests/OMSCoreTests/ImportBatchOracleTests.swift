@@ -14,26 +14,13 @@ import WalletCrypto
     @Test(arguments: AccessTransport.allCases, [ImportSuite.default, .x25519SHA256ChaCha20Poly1305])
     func oracleKeysImportInOneBatch(_ transport: AccessTransport, _ suite: ImportSuite) async throws {
         let perFamily = Self.perFamily(transport)
-        let output = try PythonOracle.run(ImportOracleTests.script, arguments: [String(perFamily)])
-        let lines = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let expected = try ImportOracleTests.oracleKeys(perFamily: perFamily)
+        let secrets = expected.map(\.secret)
         let harness = try await ImportHarness(transport)
         defer { harness.remove() }
         var tally = VectorTally("batched import oracle (eth-account, solders) [\(transport), \(suite.rawValue)]")
-        var secrets: [[UInt8]] = []
-        var items: [ImportItem] = []
-        var expected: [(family: NetworkFamily, address: String)] = []
-        for (index, fields) in lines.enumerated() {
-            let family = fields.isEmpty ? NetworkFamily.unknown("") : NetworkFamily(wire: fields[0])
-            guard fields.count == 3, family.isKnown, let material = Hex.decode(fields[1]) else {
-                Issue.record("oracle line \(index) is not 'family key address'")
-                continue
-            }
-            secrets.append(Array(material.prefix(32)))
-            let plaintext =
-                family == .evm && index % 2 == 1
-                ? SecretBytes(Array("0x\(Base16.encode(material))".utf8)) : SecretBytes(material)
-            items.append(ImportItem(privateKey: plaintext, networkFamily: family, reference: "oracle \(index)"))
-            expected.append((family, fields[2]))
+        let items = expected.map {
+            ImportItem(privateKey: $0.plaintext, networkFamily: $0.family, reference: "oracle \($0.index)")
         }
         let results = try await harness.client.importWallets(items, suite: suite, verifier: harness.verifier)
         #expect(results.count == expected.count)

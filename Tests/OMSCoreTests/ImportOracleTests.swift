@@ -29,25 +29,49 @@ import WalletCrypto
             print("solana", material.hex(), str(pair.pubkey()))
         """
 
-    @Test(arguments: AccessTransport.allCases)
-    func oracleKeysImportToTheOracleAddresses(_ transport: AccessTransport) async throws {
-        let perFamily = Self.perFamily(transport)
-        let output = try PythonOracle.run(Self.script, arguments: [String(perFamily)])
+    /// One key the oracle made, with the address eth-account or solders computes for it.
+    struct OracleKey: Sendable {
+        /// The oracle's output line.
+        let index: Int
+        let family: NetworkFamily
+        let material: [UInt8]
+        let address: String
+
+        /// The key as it is imported: every other EVM key as 0x text, the rest as its bytes.
+        var plaintext: SecretBytes {
+            family == .evm && index % 2 == 1
+                ? SecretBytes(Array("0x\(Base16.encode(material))".utf8)) : SecretBytes(material)
+        }
+
+        /// The 32 secret bytes that must not be found in plaintext in the core's home.
+        var secret: [UInt8] { Array(material.prefix(32)) }
+    }
+
+    /// Runs ``script`` for `perFamily` keys of each family; a line not of the form `family key address`
+    /// is recorded as an issue and left out.
+    static func oracleKeys(perFamily: Int) throws -> [OracleKey] {
+        let output = try PythonOracle.run(script, arguments: [String(perFamily)])
         let lines = output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        let harness = try await ImportHarness(transport)
-        defer { harness.remove() }
-        var tally = VectorTally("import oracle (eth-account, solders) [\(transport)]")
-        var secrets: [[UInt8]] = []
-        var items: [(index: Int, family: NetworkFamily, material: [UInt8], address: String)] = []
+        var keys: [OracleKey] = []
         for (index, fields) in lines.enumerated() {
             let family = fields.isEmpty ? NetworkFamily.unknown("") : NetworkFamily(wire: fields[0])
             guard fields.count == 3, family.isKnown, let material = Hex.decode(fields[1]) else {
                 Issue.record("oracle line \(index) is not 'family key address'")
                 continue
             }
-            secrets.append(Array(material.prefix(32)))
-            items.append((index, family, material, fields[2]))
+            keys.append(OracleKey(index: index, family: family, material: material, address: fields[2]))
         }
+        return keys
+    }
+
+    @Test(arguments: AccessTransport.allCases)
+    func oracleKeysImportToTheOracleAddresses(_ transport: AccessTransport) async throws {
+        let perFamily = Self.perFamily(transport)
+        let items = try Self.oracleKeys(perFamily: perFamily)
+        let secrets = items.map(\.secret)
+        let harness = try await ImportHarness(transport)
+        defer { harness.remove() }
+        var tally = VectorTally("import oracle (eth-account, solders) [\(transport)]")
         // Four credentials of the same account import in parallel (nonces increase per credential, so
         // each lane is sequential), which overlaps the core's synchronous commits.
         var lanes = [harness.client]
@@ -55,17 +79,14 @@ import WalletCrypto
         let verifier = harness.verifier
         let imported = try await withThrowingTaskGroup(of: [(Int, Wallet)].self) { group in
             for (lane, client) in lanes.enumerated() {
-                let mine = items.filter { $0.index % lanes.count == lane }.map { ($0.index, $0.family, $0.material) }
+                let mine = items.filter { $0.index % lanes.count == lane }
                 group.addTask {
                     var wallets: [(Int, Wallet)] = []
-                    for (index, family, material) in mine {
-                        let plaintext =
-                            family == .evm && index % 2 == 1
-                            ? SecretBytes(Array("0x\(Base16.encode(material))".utf8)) : SecretBytes(material)
+                    for key in mine {
                         let wallet = try await client.importWallet(
-                            privateKey: plaintext, networkFamily: family, reference: "oracle \(index)",
-                            suite: ImportSuite.allCases[index % ImportSuite.allCases.count], verifier: verifier)
-                        wallets.append((index, wallet))
+                            privateKey: key.plaintext, networkFamily: key.family, reference: "oracle \(key.index)",
+                            suite: ImportSuite.allCases[key.index % ImportSuite.allCases.count], verifier: verifier)
+                        wallets.append((key.index, wallet))
                     }
                     return wallets
                 }
@@ -83,7 +104,7 @@ import WalletCrypto
         #expect(try await harness.wallets().count == items.count)
         tally.report()
         #expect(tally.ran == 2 * perFamily)
-        #expect(lines.filter { $0.first == "solana" }.count == perFamily)
+        #expect(items.filter { $0.family == .solana }.count == perFamily)
 
         let scan = SecretScan(secrets)
         #expect(scan.count == 2 * perFamily)

@@ -196,18 +196,8 @@ import Testing
         let runID = try await Self.run(store)
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let child = Process()
-        child.executableURL = URL(
-            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "fencedWriterChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "\(url) \(runID)"]) {
-            $1
-        }
-        _ = FileManager.default.createFile(atPath: dir.path("child.log"), contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.path("child.log")))
-        child.standardOutput = log
-        child.standardError = log
-        try child.run()
+        let child = try ChildTest.start(
+            "fencedWriterChild", setting: Self.childVariable, to: "\(url) \(runID)", log: dir.path("child.log"))
         defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
         func written() async throws -> Int { try await store.items(runID: runID).count }
         let deadline = Date().addingTimeInterval(60)

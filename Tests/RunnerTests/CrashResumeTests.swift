@@ -38,19 +38,9 @@ import Testing
         let dir = try TempDirectory()
         defer { dir.remove() }
         let effects = dir.path("effects.txt")
-        let child = Process()
-        child.executableURL = URL(
-            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "crashChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: dir.url.path]) { _, new in
-            new
-        }
         // The child's output goes to a file, shown if it ends on its own instead of being killed.
-        _ = FileManager.default.createFile(atPath: dir.path("child.log"), contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.path("child.log")))
-        child.standardOutput = log
-        child.standardError = log
-        try child.run()
+        let child = try ChildTest.start(
+            "crashChild", setting: Self.childVariable, to: dir.url.path, log: dir.path("child.log"))
         func lineCount() -> Int {
             (try? Data(contentsOf: URL(fileURLWithPath: effects)))?.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } ?? 0
         }

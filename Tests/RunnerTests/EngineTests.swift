@@ -251,20 +251,15 @@ import Testing
 
     @Test func gracefulStopLetsInFlightItemsFinish() async throws {
         let recorder = Recorder()
-        let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let gate = ItemGate()
         let action = ClosureAction { item, _ in
             recorder.count("started")
-            await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+            await gate.pass()
             return .empty
         }
         let plan = RunPlan(
             name: "stop", steps: [StepPlan(id: "s", items: numberedItems(1000), action: action, concurrency: 3)])
-        let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock()))
-        let run = Task { try await engine.run() }
-        try await waitUntil { gate.withLock { $0.count } == 3 }
-        engine.stop()
-        for continuation in gate.withLock({ $0 }) { continuation.resume() }
-        let summary = try await run.value
+        let summary = try await gate.stop(plan, atInFlight: 3)
         #expect(summary.status == .interrupted)
         #expect(summary.exitCode == 75)
         #expect(summary.succeeded == 3)
@@ -274,9 +269,9 @@ import Testing
     /// The issue-25 story: every item of the run was handed out and a stop came while they ran; they all
     /// finished within the grace period, so the run completed (exit 0), not interrupted.
     @Test func aStopWhoseGracePeriodSeesEveryItemFinishCompletes() async throws {
-        let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let gate = ItemGate()
         let action = ClosureAction { _, _ in
-            await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+            await gate.pass()
             return .empty
         }
         let plan = RunPlan(
@@ -285,12 +280,7 @@ import Testing
                 StepPlan(id: "a", items: numberedItems(3), action: action, concurrency: 3),
                 StepPlan(id: "b", needs: ["a"], items: numberedItems(3), action: NoopAction()),
             ])
-        let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock()))
-        let run = Task { try await engine.run() }
-        try await waitUntil { gate.withLock { $0.count } == 3 }
-        engine.stop()
-        for continuation in gate.withLock({ $0 }) { continuation.resume() }
-        let summary = try await run.value
+        let summary = try await gate.stop(plan, atInFlight: 3)
         // Step b never started (a stop starts no step), so the run is interrupted ...
         #expect(summary.status == .interrupted, "\(summary)")
         #expect(summary.steps.map(\.status) == [.succeeded, .waiting])
@@ -298,13 +288,7 @@ import Testing
         // ... and with its last step's items in flight at the stop, it completed.
         let last = RunPlan(
             name: "grace", steps: [StepPlan(id: "a", items: numberedItems(3), action: action, concurrency: 3)])
-        gate.withLock { $0.removeAll() }
-        let second = try Engine(plan: last, checkpoint: nil, options: .init(clock: ManualClock()))
-        let secondRun = Task { try await second.run() }
-        try await waitUntil { gate.withLock { $0.count } == 3 }
-        second.stop()
-        for continuation in gate.withLock({ $0 }) { continuation.resume() }
-        let completed = try await secondRun.value
+        let completed = try await gate.stop(last, atInFlight: 3)
         #expect(completed.status == .completed, "\(completed)")
         #expect(completed.exitCode == 0)
         #expect(completed.succeeded == 3)

@@ -84,3 +84,29 @@ func waitUntil(timeout: Double = 120, _ condition: () -> Bool) async throws {
 }
 
 struct TimeoutReached: Error {}
+
+/// Holds each item that reaches it until ``stop(_:atInFlight:)`` lets them all go, so a test can stop the
+/// engine while a known number of items is in flight.
+final class ItemGate: Sendable {
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    /// Waits here until the gate opens.
+    func pass() async {
+        await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+    }
+
+    /// Runs `plan` until `count` items wait at the gate, stops the engine, then lets the items finish;
+    /// returns the run's summary.
+    func stop(_ plan: RunPlan, atInFlight count: Int) async throws -> RunSummary {
+        let engine = try Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock()))
+        let run = Task { try await engine.run() }
+        try await waitUntil { waiting.withLock { $0.count } == count }
+        engine.stop()
+        let held = waiting.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for continuation in held { continuation.resume() }
+        return try await run.value
+    }
+}

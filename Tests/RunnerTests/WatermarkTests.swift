@@ -44,18 +44,8 @@ import Testing
     @Test func outOfOrderCompletionAboveTheWatermarkThenSigkill() async throws {
         let dir = try TempDirectory()
         defer { dir.remove() }
-        let child = Process()
-        child.executableURL = URL(
-            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "outOfOrderChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: dir.url.path]) { _, new in
-            new
-        }
-        _ = FileManager.default.createFile(atPath: dir.path("child.log"), contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.path("child.log")))
-        child.standardOutput = log
-        child.standardError = log
-        try child.run()
+        let child = try ChildTest.start(
+            "outOfOrderChild", setting: Self.childVariable, to: dir.url.path, log: dir.path("child.log"))
         let store = try RunStore(path: dir.path("runs.sqlite"))
         func rowsSoFar() async -> Int {
             guard let run = try? await store.findUnfinishedRun(playbookName: "marks") else { return 0 }

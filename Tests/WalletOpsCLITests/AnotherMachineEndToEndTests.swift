@@ -9,6 +9,14 @@ import WalletCrypto
 /// transport with a copied attestation root, and runs the import job over HTTP (docs/cli.md "From
 /// another machine").
 @Suite(.serialized) struct AnotherMachineEndToEndTests {
+    /// Runs `walletops core init` in `home` and returns the publishable key it prints.
+    static func initCore(in home: URL) throws -> String {
+        let initialized = try OperatorEndToEndTests.run(["core", "init"], home: home)
+        return try #require(
+            OperatorEndToEndTests.lines(initialized.standardOutput).first { $0.hasPrefix("publishable_key: ") }?
+                .dropFirst("publishable_key: ".count).description)
+    }
+
     /// `walletops login --otp --code-stdin` against the served core: the code is written to the
     /// command's standard input once the core has put it in its (development) outbox, as an operator
     /// would type it from the email.
@@ -56,10 +64,7 @@ import WalletCrypto
         let scratch = try OperatorEndToEndTests.Scratch()
         defer { scratch.remove() }
         let serverHome = scratch.home
-        let initialized = try OperatorEndToEndTests.run(["core", "init"], home: serverHome)
-        let key = try #require(
-            OperatorEndToEndTests.lines(initialized.standardOutput).first { $0.hasPrefix("publishable_key: ") }?
-                .dropFirst("publishable_key: ".count).description)
+        let key = try Self.initCore(in: serverHome)
         // The operator copies the attestation root from the server's home; the client never fetches it.
         let root = try OperatorEndToEndTests.run(["core", "attestation-root"], home: serverHome).standardOutput
         let rootFile = scratch.file("copied-root.pem")
@@ -162,10 +167,7 @@ import WalletCrypto
         let scratch = try OperatorEndToEndTests.Scratch()
         defer { scratch.remove() }
         let serverHome = scratch.home
-        let initialized = try OperatorEndToEndTests.run(["core", "init"], home: serverHome)
-        let key = try #require(
-            OperatorEndToEndTests.lines(initialized.standardOutput).first { $0.hasPrefix("publishable_key: ") }?
-                .dropFirst("publishable_key: ".count).description)
+        let key = try Self.initCore(in: serverHome)
         let pem = scratch.file("app.pem").path
         try TrustIssuerFromPEMTests.openssl([
             "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", pem,

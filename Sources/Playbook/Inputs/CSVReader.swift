@@ -129,18 +129,7 @@ public final class CSVReader {
             ready.removeAll(keepingCapacity: true)
             readyIndex = 0
             if finished { return nil }
-            if let chunk = try chunks.next() {
-                try consume(chunk)
-            } else {
-                finished = true
-                if inQuotes {
-                    throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)")
-                }
-                if recordHasContent {
-                    endField()
-                    try endRecord()
-                }
-            }
+            if let chunk = try chunks.next() { try consume(chunk) } else { try finishInput() }
         }
         defer { readyIndex += 1 }
         return ready[readyIndex].take()
@@ -166,26 +155,25 @@ public final class CSVReader {
             fieldEnds.removeAll(keepingCapacity: true)
         }
         while !finished {
-            if let chunk = try chunks.next() {
-                try consume(chunk)
-            } else {
-                finished = true
-                if inQuotes {
-                    throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)")
-                }
-                if recordHasContent {
-                    if checksOnly && (headerDone || !hasHeader) {
-                        try endCheckedRecord(field[...])
-                    } else {
-                        endField()
-                        try endRecord()
-                    }
-                }
-            }
+            if let chunk = try chunks.next() { try consume(chunk) } else { try finishInput() }
             total += ready.count
             ready.removeAll(keepingCapacity: true)
         }
         return total + checkedRows
+    }
+
+    /// At the end of the file: refuses an open quote, and ends a last record that has no line break (a
+    /// data row is only checked while counting).
+    private func finishInput() throws(InputError) {
+        finished = true
+        if inQuotes { throw error(line: recordLine, "unclosed quoted field (the file ends inside quotes)") }
+        guard recordHasContent else { return }
+        if checksOnly && (headerDone || !hasHeader) {
+            try endCheckedRecord(field[...])
+        } else {
+            endField()
+            try endRecord()
+        }
     }
 
     /// Reads every remaining row (for small files and tests).
