@@ -50,8 +50,9 @@ let package = Package(
         // Crypto: hashes, curves, AEADs, KDFs, HPKE, JOSE, COSE/CBOR, X.509.
         .target(
             name: "WalletCrypto", dependencies: ["COpenSSL", "CSecp256k1", "CSodium", "ScryptKernel", "TextFormats"]),
-        // The OMS wire protocol: wire types, request signing and verification, error codes, transports.
-        .target(name: "OMSProtocol", dependencies: ["WalletCrypto", "TextFormats"]),
+        // The OMS wire protocol: wire types, request signing and verification, error codes, transports; the
+        // one mapping of KeyFormats' key type to the wire's network family.
+        .target(name: "OMSProtocol", dependencies: ["KeyFormats", "WalletCrypto", "TextFormats"]),
         // Legacy private-key formats for import: validation, CSV/raw/keystore/keypair readers, passwords.
         .target(name: "KeyFormats", dependencies: ["WalletCrypto", "TextFormats"]),
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
@@ -122,7 +123,8 @@ let package = Package(
         .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(name: "WalletCryptoTests", dependencies: ["WalletCrypto", "ScryptKernel", "TestSupport"]),
         .testTarget(name: "KeyFormatsTests", dependencies: ["KeyFormats", "WalletCrypto", "TestSupport"]),
-        .testTarget(name: "OMSProtocolTests", dependencies: ["OMSProtocol", "WalletCrypto", "TestSupport"]),
+        .testTarget(
+            name: "OMSProtocolTests", dependencies: ["OMSProtocol", "KeyFormats", "WalletCrypto", "TestSupport"]),
         .testTarget(
             name: "OMSCoreTests",
             dependencies: ["HomeLayout", "OMSCore", "OMSProtocol", "WalletCrypto", "SQLiteKit", "TestSupport"]),

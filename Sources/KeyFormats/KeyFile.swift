@@ -24,12 +24,7 @@ public enum KeyFile {
         let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         let result = Result { () throws(KeyFormatError) -> ParsedKey in
             try KeyParser.validateReference(reference)
-            let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
-            switch format {
-            case .raw(let type): return try KeyParser.parse(contents, type: type, encoding: .raw)
-            case .text(let type): return try KeyParser.parse(contents, type: type, encoding: .text)
-            case .solanaKeypairJSON: return try KeyParser.solana(secret: solanaKeypairJSON(contents))
-            }
+            return try parse(FileInput(path: path).readAll(limit: maximumFileBytes), format: format)
         }
         return KeyRecord(
             source: name, file: path, reference: reference,
@@ -44,16 +39,49 @@ public enum KeyFile {
         let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
         let result = Result { () throws(KeyFormatError) -> ValidatedSecret in
             try KeyParser.validateReference(reference)
-            let contents = try FileInput(path: path).readAll(limit: maximumFileBytes)
-            switch format {
-            case .raw(let type): return try KeyParser.validate(contents, type: type, encoding: .raw)
-            case .text(let type): return try KeyParser.validate(contents, type: type, encoding: .text)
-            case .solanaKeypairJSON: return try KeyParser.solanaSecret(solanaKeypairJSON(contents))
-            }
+            return try validate(FileInput(path: path).readAll(limit: maximumFileBytes), format: format)
         }
         return SecretRecord(
             source: name, file: path, reference: reference,
             result: result.mapError { $0.located(source: name, file: path) })
+    }
+
+    /// The format of a key file of `type` whose format is not stated: raw when it has a raw key's length
+    /// (Ethereum 32 bytes, Solana 32 or 64) and is not all text, the Solana keypair JSON when a Solana
+    /// file's first byte after ASCII whitespace is `[`, else one text key.
+    ///
+    /// Text of a raw key's length is text: a truncated text key plus a newline is reported as such
+    /// instead of being imported as key bytes.
+    public static func format(of contents: SecretBytes, type: KeyType) -> Format {
+        contents.withUnsafeBytes { bytes in
+            if KeyParser.rawLengths(type).contains(bytes.count) && !KeyParser.isText(bytes) { return .raw(type) }
+            if type == .solana, ASCII.trimmed(bytes).first == 0x5B { return .solanaKeypairJSON }  // "["
+            return .text(type)
+        }
+    }
+
+    /// Validates the contents of a key file written as `format` and derives the key's address.
+    ///
+    /// - Throws: the `KeyFormatError`s of ``KeyParser/parse(_:type:encoding:)`` and
+    ///   ``solanaKeypairJSON(_:)``.
+    public static func parse(_ contents: SecretBytes, format: Format) throws(KeyFormatError) -> ParsedKey {
+        switch format {
+        case .raw(let type): try KeyParser.parse(contents, type: type, encoding: .raw)
+        case .text(let type): try KeyParser.parse(contents, type: type, encoding: .text)
+        case .solanaKeypairJSON: try KeyParser.solana(secret: solanaKeypairJSON(contents))
+        }
+    }
+
+    /// Validates the contents of a key file written as `format` like ``parse(_:format:)``, without
+    /// deriving an address where the format does not need one (a keypair is derived to check its halves).
+    ///
+    /// - Throws: the `KeyFormatError`s of ``parse(_:format:)``.
+    public static func validate(_ contents: SecretBytes, format: Format) throws(KeyFormatError) -> ValidatedSecret {
+        switch format {
+        case .raw(let type): try KeyParser.validate(contents, type: type, encoding: .raw)
+        case .text(let type): try KeyParser.validate(contents, type: type, encoding: .text)
+        case .solanaKeypairJSON: try KeyParser.solanaSecret(solanaKeypairJSON(contents))
+        }
     }
 
     /// The 64 bytes of a Solana CLI keypair file: `[n, n, ...]`, 64 integers 0-255, any JSON

@@ -43,6 +43,11 @@ extension KeyParser {
                 "expected base58 text, found a byte that is not printable ASCII at position \(bad - input.startIndex + 1)"
             )
         }
+        if text.count == 64 && text.allSatisfy({ ASCII.hexValue($0) != nil }) {
+            throw KeyFormatError(
+                .ambiguousBase58,
+                "found 64 hex digits, not a Solana key: expected base58 text of a 32-byte seed or a 64-byte keypair")
+        }
         if text.count == 32 || text.count == 64 {
             throw KeyFormatError(
                 .ambiguousBase58,
@@ -62,14 +67,19 @@ extension KeyParser {
         -> SecretBytes
     {
         try checkRawLength(input.count, lengths: lengths, type: type)
-        // Random key bytes are all printable with probability about 1e-14: text of key length is far
-        // more likely a truncated hex or base58 key, which must be refused, not imported as bytes.
-        if input.allSatisfy({ (0x20...0x7E).contains($0) || ASCII.isWhitespace($0) }) {
+        if isText(input) {
             throw KeyFormatError(
                 .notRawBytes,
                 "\(input.count) bytes of printable text, not raw key bytes (is this a truncated text key?)")
         }
         return SecretBytes.copying(input)
+    }
+
+    /// Whether every byte is printable ASCII or ASCII whitespace. Random key bytes are all printable
+    /// with negligible probability: text of a raw key's length is far more likely a truncated hex or
+    /// base58 key, which must be refused, not imported as bytes.
+    static func isText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.allSatisfy { ASCII.isPrintable($0) || ASCII.isWhitespace($0) }
     }
 
     /// Refuses raw key bytes that are empty or of none of `lengths`.

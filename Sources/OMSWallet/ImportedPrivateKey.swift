@@ -60,11 +60,8 @@ public struct ImportedPrivateKey: Sendable, CustomStringConvertible {
     /// The key as the import transport sends it: Ethereum the 32-byte scalar, Solana the 32-byte seed (a
     /// keypair's public half checked against it), validated by KeyFormats' one parser as the core does.
     func normalized() throws(Invalid) -> SecretBytes {
-        let type: KeyType
-        switch networkFamily {
-        case .evm: type = .ethereum
-        case .solana: type = .solana
-        case .unknown(let name): throw Invalid(description: "network family \(name) is not supported")
+        guard let type = KeyType(networkFamily) else {
+            throw Invalid(description: "network family \(networkFamily.rawValue) is not supported")
         }
         do {
             return try KeyParser.validateImport(material, type: type, encoding: form == .text ? .text : .raw).secret

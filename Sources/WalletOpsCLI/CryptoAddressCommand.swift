@@ -24,13 +24,9 @@ struct CryptoAddressCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let path = arguments.value(Self.keyFile)!  // required
-        let reader = KeyFileReader(context: context)
-        switch arguments.choice(Self.type, as: KeyType.self)! {
-        case .ethereum:
-            context.standardOutput.writeLine(try reader.ethereumKey(path: path).ethereumAddress.checksummed)
-        case .solana:
-            context.standardOutput.writeLine(try reader.solanaKey(path: path).solanaAddress)
-        }
+        let type = arguments.choice(Self.type, as: KeyType.self)!  // required
+        // ParsedKey's address: EIP-55 for Ethereum, base58 of the public key for Solana.
+        context.standardOutput.writeLine(try KeyFileReader(context: context).key(path: path, type: type).address)
         return ExitCode.success.rawValue
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
+import KeyFormats
 import WalletCrypto
 
-/// Reads a private key from a key file (or standard input for `-`), accepting the formats people
-/// actually have on disk, and says precisely what is wrong with a bad file without showing any of
-/// its content.
+/// Reads a private key from a key file (or standard input for `-`) and says precisely what is wrong
+/// with a bad file without showing any of its content. The parsing is KeyFormats' (``KeyFile``,
+/// ``KeyParser``), so the CLI accepts a key exactly as the core, the SDK and the jobs do; this reader
+/// owns only the file: where it is, its size limit, and the source an error names.
 ///
 /// Ethereum: 64 hex digits with an optional `0x`, or 32 raw bytes.
 /// Solana: base58 of a 32-byte seed or of a 64-byte keypair (seed || public key), the Solana CLI
@@ -11,7 +13,7 @@ import WalletCrypto
 /// Text formats may be surrounded by ASCII whitespace. Every buffer that held key bytes is wiped.
 public struct KeyFileReader: Sendable {
     /// Key files larger than this are refused before parsing (no key format comes close).
-    public static let maximumSize = 4096
+    public static let maximumSize = KeyFile.maximumFileBytes
 
     /// Where relative paths and `-` are resolved.
     public let context: Context
@@ -19,46 +21,39 @@ public struct KeyFileReader: Sendable {
     /// A reader resolving paths and standard input through `context`.
     public init(context: Context) { self.context = context }
 
-    /// The secp256k1 key in the file at `path` (`-` for standard input).
+    /// The key of `type` in the file at `path` (`-` for standard input), in the format its contents
+    /// have (``KeyFile/format(of:type:)``: raw bytes, one text key, or a Solana keypair JSON).
     ///
-    /// - Throws: ``CLIError`` `dataError` (65) for malformed content or an invalid scalar, `ioError`
+    /// - Throws: ``CLIError`` `dataError` (65) for malformed content or an invalid key, `ioError`
     ///   (74) when the file cannot be read. Messages name the file, never its content.
-    public func ethereumKey(path: String) throws -> Secp256k1.PrivateKey {
-        let source = Self.sourceName(path)
+    public func key(path: String, type: KeyType) throws -> ParsedKey {
+        try key(path: path) { KeyFile.format(of: $0, type: type) }
+    }
+
+    /// The key in the file at `path` (`-` for standard input) written as `format`.
+    ///
+    /// - Throws: the errors of ``key(path:type:)``.
+    public func key(path: String, format: KeyFile.Format) throws -> ParsedKey {
+        try key(path: path) { _ in format }
+    }
+
+    private func key(path: String, format: (SecretBytes) -> KeyFile.Format) throws -> ParsedKey {
         let contents = try read(path: path)
-        let secret = try Self.ethereumSecret(contents, source: source)
-        do {
-            return try Secp256k1.PrivateKey(secret)
+        do throws(KeyFormatError) {
+            return try KeyFile.parse(contents, format: format(contents))
         } catch {
-            switch error.code {
-            case .privateKeyIsZero:
-                throw CLIError.dataError("\(source): not a valid secp256k1 private key: it is zero")
-            case .privateKeyOutOfRange:
-                throw CLIError.dataError(
-                    "\(source): not a valid secp256k1 private key: it is not below the curve order")
-            default:
-                throw CLIError.dataError("\(source): not a valid secp256k1 private key")
-            }
+            throw Self.cliError(error, source: Self.sourceName(path))
         }
     }
 
-    /// The Ed25519 key in the file at `path` (`-` for standard input).
-    ///
-    /// - Throws: ``CLIError`` `dataError` (65) for malformed content or a keypair whose halves do
-    ///   not match, `ioError` (74) when the file cannot be read.
-    public func solanaKey(path: String) throws -> Ed25519.PrivateKey {
-        let source = Self.sourceName(path)
-        let contents = try read(path: path)
-        let material = try Self.solanaSecret(contents, source: source)
-        do {
-            return material.count == 32
-                ? try Ed25519.PrivateKey(seed: material) : try Ed25519.PrivateKey(keypair: material)
-        } catch {
-            if error.code == .keypairMismatch {
-                throw CLIError.dataError(
-                    "\(source): the public half of the 64-byte keypair does not match the key derived from its seed")
-            }
-            throw CLIError.dataError("\(source): not a valid Ed25519 key")
+    /// `error` as the CLI reports it, after the name of its source and never with the content: exit 74
+    /// for a file that cannot be read, 1 for a keystore's password, 65 for anything else.
+    static func cliError(_ error: KeyFormatError, source: String) -> CLIError {
+        let message = "\(source): \(error.reason)"
+        switch error.errorClass {
+        case .io: return CLIError.ioError(message)
+        case .decryption: return CLIError(.failure, message, underlying: error)
+        default: return CLIError.dataError(message)
         }
     }
 

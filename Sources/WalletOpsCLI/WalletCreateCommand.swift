@@ -19,7 +19,7 @@ struct WalletCreateCommand: Command {
 
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = arguments.home(in: context)
-        let family: NetworkFamily = arguments.choice(Self.type, as: KeyType.self) == .solana ? .solana : .evm
+        let family = NetworkFamily(arguments.choice(Self.type, as: KeyType.self) ?? .ethereum)
         let wallet = try await CoreCommandSupport.run {
             let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
             return try await client.call(

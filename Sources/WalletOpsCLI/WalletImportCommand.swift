@@ -77,7 +77,7 @@ struct WalletImportCommand: Command {
             let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
             do {
                 return try await client.importWallet(
-                    privateKey: key.secret, networkFamily: type == .solana ? .solana : .evm,
+                    privateKey: key.secret, networkFamily: NetworkFamily(type),
                     reference: arguments.value(Self.reference), verifier: AttestationVerifier(policy: policy))
             } catch let error as WaasClientError where error.code == .attestationVerificationFailed {
                 throw CLIError(
@@ -157,10 +157,11 @@ struct WalletImportCommand: Command {
     static func readKey(path: String, type: KeyType, format: Format, password: PasswordSource?, context: Context)
         throws -> ParsedKey
     {
-        let source = KeyFileReader.sourceName(path)
-        do {
-            switch format {
-            case .keystore:
+        let reader = KeyFileReader(context: context)
+        switch format {
+        case .keystore:
+            let source = KeyFileReader.sourceName(path)
+            do {
                 let keystore =
                     if path == "-" {
                         try EncryptedKeystore(json: Data(try readStandardInput(context, source: source)))
@@ -168,23 +169,12 @@ struct WalletImportCommand: Command {
                         try EncryptedKeystore(contentsOf: context.fileURL(path).path)
                     }
                 return try keystore.decrypt(password: try password!.password(for: path))
-            case .hex, .base58:
-                return try KeyParser.parse(
-                    try KeyFileReader(context: context).read(path: path), type: type, encoding: .text)
-            case .raw:
-                return try KeyParser.parse(
-                    try KeyFileReader(context: context).read(path: path), type: type, encoding: .raw)
-            case .solanaJSON:
-                let pair = try KeyFile.solanaKeypairJSON(try KeyFileReader(context: context).read(path: path))
-                return try KeyParser.parse(pair, type: .solana, encoding: .raw)
+            } catch let error as KeyFormatError {
+                throw KeyFileReader.cliError(error, source: source)
             }
-        } catch let error as KeyFormatError {
-            let message = "\(source): \(error.reason)"
-            switch error.errorClass {
-            case .io: throw CLIError.ioError(message)
-            case .decryption: throw CLIError(.failure, message, underlying: error)
-            default: throw CLIError.dataError(message)
-            }
+        case .hex, .base58: return try reader.key(path: path, format: .text(type))
+        case .raw: return try reader.key(path: path, format: .raw(type))
+        case .solanaJSON: return try reader.key(path: path, format: .solanaKeypairJSON)
         }
     }
 

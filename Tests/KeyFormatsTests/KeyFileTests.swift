@@ -108,6 +108,38 @@ import Glibc
             secretForms: [])
     }
 
+    /// A key file whose format is not stated: raw only when it has a raw key's length and is not text.
+    @Test func formatOfUnstatedContents() throws {
+        let eth = Secp256k1.PrivateKey.generate()
+        let sol = Ed25519.PrivateKey.generate()
+        var scalar = eth.secretBytes.unsafeCopy()
+        // A key whose bytes are all text would be read as text: make one byte a control byte.
+        scalar[0] = 0x01
+        var keypair = sol.keypairBytes.unsafeCopy()
+        keypair[0] = 0x01
+        let cases: [([UInt8], KeyType, KeyFile.Format)] = [
+            (scalar, .ethereum, .raw(.ethereum)),
+            (Array(keypair.prefix(32)), .solana, .raw(.solana)),
+            (keypair, .solana, .raw(.solana)),
+            (keypair, .ethereum, .text(.ethereum)),  // 64 bytes is no Ethereum raw key
+            (scalar + [0x0A], .ethereum, .text(.ethereum)),
+            (Array(String(repeating: "a", count: 31).utf8) + [0x0A], .ethereum, .text(.ethereum)),
+            (Array(String(repeating: "a", count: 63).utf8) + [0x0C], .solana, .text(.solana)),
+            (Array(" \n[1, 2]".utf8), .solana, .solanaKeypairJSON),
+            (Array("[1, 2]".utf8), .ethereum, .text(.ethereum)),
+            (Array("x[1, 2]".utf8), .solana, .text(.solana)),
+        ]
+        for (index, (bytes, type, expected)) in cases.enumerated() {
+            #expect(KeyFile.format(of: SecretBytes(bytes), type: type) == expected, "case \(index)")
+        }
+        // What it picks, parse reads.
+        let secret = SecretBytes(scalar)
+        let parsed = try KeyFile.parse(secret, format: KeyFile.format(of: secret, type: .ethereum))
+        #expect(parsed.secret == secret)
+        let validated = try KeyFile.validate(secret, format: .raw(.ethereum))
+        #expect(validated.secret == secret && validated.type == .ethereum)
+    }
+
     @Test func solanaKeypairJSONForms() throws {
         let key = Ed25519.PrivateKey.generate()
         let bytes = key.keypairBytes.unsafeCopy()

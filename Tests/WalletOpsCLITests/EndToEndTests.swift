@@ -237,7 +237,7 @@ enum BuiltBinary {
         #expect(result.standardOutput == "")
         #expect(
             result.standardError
-                == "Error: key file bad.key: expected 64 hex digits (optionally after 0x) or 32 raw bytes, found 63 characters\n"
+                == "Error: key file bad.key: expected 64 hex digits (optionally after 0x), found 63 characters\n"
         )
         for start in stride(from: 0, to: truncated.count - 8, by: 8) {
             let piece = truncated.dropFirst(start).prefix(8)

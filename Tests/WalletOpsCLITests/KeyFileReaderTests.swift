@@ -1,4 +1,5 @@
 import Foundation
+import KeyFormats
 import TestSupport
 import Testing
 import WalletCrypto
@@ -80,10 +81,12 @@ enum Ed25519Vectors {
                 Array(vector.key.utf8), Array("0x\(vector.key)\n".utf8),
                 Array("  0X\(vector.key.uppercased())\r\n".utf8),
                 Array("\t\(vector.key) ".utf8), raw,
+                // Vertical tab and form feed are ASCII whitespace too (KeyFormats' rule for every key text).
+                Array("\u{0B}\(vector.key)\u{0C}\n".utf8),
             ]
             for form in forms {
-                let key = try reader.ethereumKey(path: try write(form))
-                #expect(key.ethereumAddress.lowercased == "0x" + vector.address, "\(vector.name)")
+                let key = try reader.key(path: try write(form), type: .ethereum)
+                #expect(key.address.lowercased() == "0x" + vector.address, "\(vector.name)")
             }
             tally.ran()
         }
@@ -105,7 +108,7 @@ enum Ed25519Vectors {
                 vector.seed, keypair,
             ]
             for form in forms {
-                #expect(try reader.solanaKey(path: try write(form)).solanaAddress == expected, "\(vector.name)")
+                #expect(try reader.key(path: try write(form), type: .solana).address == expected, "\(vector.name)")
             }
             tally.ran()
         }
@@ -120,7 +123,7 @@ enum Ed25519Vectors {
             context: Context(
                 standardOutput: CapturedOutput(), standardError: CapturedOutput(),
                 standardInput: BytesInput(Array("\(vector.key)\n".utf8))))
-        #expect(try stdinReader.ethereumKey(path: "-").ethereumAddress.lowercased == "0x" + vector.address)
+        #expect(try stdinReader.key(path: "-", type: .ethereum).address.lowercased() == "0x" + vector.address)
     }
 
     @Test func ethereumErrorsSayWhatIsWrongWithoutTheKey() throws {
@@ -131,40 +134,43 @@ enum Ed25519Vectors {
         let cases: [(String, String)] = [
             (
                 String(key.dropLast()),
-                "key file key: expected 64 hex digits (optionally after 0x) or 32 raw bytes, found 63 characters"
+                "key file key: expected 64 hex digits (optionally after 0x), found 63 characters"
             ),
             (
                 "0x" + key + "00",
-                "key file key: expected 64 hex digits (optionally after 0x) or 32 raw bytes, found 66 characters"
+                "key file key: expected 64 hex digits (optionally after 0x), found 66 characters"
             ),
             (
                 String(key.prefix(10)) + "g" + String(key.dropFirst(11)),
-                "key file key: expected 64 hex digits, found a character that is not a hex digit at position 11"
+                "key file key: expected 64 hex digits, the character at position 11 is not a hex digit"
             ),
             (
                 String(key.prefix(31)) + "\n",
-                "key file key: expected 64 hex digits (optionally after 0x) or 32 raw bytes, found 31 characters"
+                "key file key: expected 64 hex digits (optionally after 0x), found 31 characters"
             ),
-            ("   \n", "key file key: expected 64 hex digits (optionally after 0x) or 32 raw bytes, found 0 characters"),
-            (try #require(scalars["zero"]), "key file key: not a valid secp256k1 private key: it is zero"),
+            ("   \n", "key file key: the private key is empty"),
+            (try #require(scalars["zero"]), "key file key: the key is zero; a secp256k1 key must be in [1, n-1]"),
             (
                 try #require(scalars["n"]),
-                "key file key: not a valid secp256k1 private key: it is not below the curve order"
+                "key file key: the key is not below the secp256k1 group order n; it must be in [1, n-1]"
             ),
             (
                 try #require(scalars["2^256-1"]),
-                "key file key: not a valid secp256k1 private key: it is not below the curve order"
+                "key file key: the key is not below the secp256k1 group order n; it must be in [1, n-1]"
             ),
         ]
         for (content, message) in cases {
             let path = try write(content)
-            let error = error { _ = try reader.ethereumKey(path: path) }
+            let error = error { _ = try reader.key(path: path, type: .ethereum) }
             #expect(error?.code == .dataError)
             #expect(error?.message == message)
         }
-        let binary = error { _ = try reader.ethereumKey(path: try write([UInt8](repeating: 0xC3, count: 33))) }
+        let binary = error {
+            _ = try reader.key(path: try write([UInt8](repeating: 0xC3, count: 33)), type: .ethereum)
+        }
         #expect(
-            binary?.message == "key file key: expected 64 hex digits or 32 raw bytes, found 33 bytes of binary data")
+            binary?.message
+                == "key file key: expected 64 hex digits, found a byte that is not printable ASCII at position 1")
     }
 
     @Test func solanaErrorsSayWhatIsWrongWithoutTheKey() throws {
@@ -180,34 +186,50 @@ enum Ed25519Vectors {
             ),
             (
                 Array((String(seedText.prefix(5)) + "0" + String(seedText.dropFirst(6))).utf8),
-                "key file key: not base58: a character that is not in the base58 alphabet at position 6"
+                "key file key: expected base58 text, the character at position 6 is not in the base58 alphabet"
             ),
             (
                 Array("[1,2,3]".utf8),
-                "key file key: expected a JSON array of 64 numbers (a Solana CLI keypair), found 3 items"
+                "key file key: the keypair array has 3 numbers; expected 64 (seed || public key)"
             ),
             (
                 Array(("[" + [String](repeating: "256", count: 64).joined(separator: ",") + "]").utf8),
-                "key file key: item 1 of the JSON array is not a number from 0 to 255"
+                "key file key: not a Solana keypair file (a JSON array of 64 numbers 0-255): item 1 is not an integer from 0 to 255"
             ),
             (
                 Array(("[" + [String](repeating: "1", count: 64).joined(separator: ",")).utf8),
-                "key file key: a JSON array of 64 numbers must end with ]"
+                "key file key: not a Solana keypair file (a JSON array of 64 numbers 0-255): the array is not closed with ]"
             ),
             (
                 mismatched,
-                "key file key: the public half of the 64-byte keypair does not match the key derived from its seed"
+                "key file key: the public half of the 64-byte keypair does not match the public key derived from its seed"
             ),
             (
                 Array((Base16.encode(vector.seed) + "\n").utf8),
-                "key file key: found 64 hex digits; a Solana key file holds base58 text, a JSON array of 64 numbers, or 32/64 raw bytes"
+                "key file key: found 64 hex digits, not a Solana key: expected base58 text of a 32-byte seed or a 64-byte keypair"
             ),
             (
                 [0xFF, 0x00] + [UInt8](repeating: 0x41, count: 40),
-                "key file key: expected base58 text, a JSON array of 64 numbers, or 32/64 raw bytes, found 42 bytes of binary data"
+                "key file key: expected base58 text, found a byte that is not printable ASCII at position 1"
             ),
         ]
-        var textCases = cases
+        // JSON numbers have no leading zeros: the Solana CLI never writes them, so "097" is refused.
+        let pair = vector.seed + vector.publicKey
+        let padded = pair.map { String(format: "%03d", $0) }
+        let firstPadded = try #require(pair.firstIndex { $0 < 100 }) + 1
+        // base58 of exactly 32 characters (here 31 zero bytes and a 1) is ambiguous with raw bytes.
+        let ambiguous = String(repeating: "1", count: 31) + "2"
+        let refusedByKeyFormats: [([UInt8], String)] = [
+            (
+                Array(("[" + padded.joined(separator: ",") + "]").utf8),
+                "key file key: not a Solana keypair file (a JSON array of 64 numbers 0-255): item \(firstPadded) is not an integer from 0 to 255"
+            ),
+            (
+                Array((ambiguous + "\n").utf8),
+                "key file key: base58 text of exactly 32 characters is ambiguous with raw bytes or hex and is refused"
+            ),
+        ]
+        var textCases = cases + refusedByKeyFormats
         // Text of raw-key length (32 or 64 bytes) is parsed as text, never as raw key bytes.
         textCases.append((Array(Base16.encode(vector.seed).utf8), cases[6].1))
         textCases.append(
@@ -217,7 +239,7 @@ enum Ed25519Vectors {
             ))
         for (content, message) in textCases {
             let path = try write(content)
-            let error = error { _ = try reader.solanaKey(path: path) }
+            let error = error { _ = try reader.key(path: path, type: .solana) }
             #expect(error?.code == .dataError)
             #expect(error?.message == message)
         }
@@ -225,22 +247,24 @@ enum Ed25519Vectors {
 
     @Test func unreadableEmptyAndOversizedFiles() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let missing = error { _ = try reader.ethereumKey(path: "no-such-file") }
+        let missing = error { _ = try reader.key(path: "no-such-file", type: .ethereum) }
         #expect(missing?.code == .ioError)
         #expect(missing?.message == "key file no-such-file: cannot open: No such file or directory")
-        let folder = error { _ = try reader.ethereumKey(path: ".") }
+        let folder = error { _ = try reader.key(path: ".", type: .ethereum) }
         #expect(folder?.code == .ioError)
         #expect(folder?.message.hasSuffix("is a directory") == true)
-        let empty = error { _ = try reader.solanaKey(path: try write("")) }
+        let empty = error { _ = try reader.key(path: try write(""), type: .solana) }
         #expect(empty?.message == "key file key: empty, expected a private key")
-        let large = error { _ = try reader.solanaKey(path: try write([UInt8](repeating: 0x31, count: 5000))) }
+        let large = error {
+            _ = try reader.key(path: try write([UInt8](repeating: 0x31, count: 5000)), type: .solana)
+        }
         #expect(large?.code == .dataError)
         #expect(large?.message == "key file key: too large for a key file (more than 4096 bytes)")
         let stdinReader = KeyFileReader(
             context: Context(
                 standardOutput: CapturedOutput(), standardError: CapturedOutput(),
                 standardInput: BytesInput([UInt8](repeating: 0x31, count: 5000))))
-        let largeInput = error { _ = try stdinReader.ethereumKey(path: "-") }
+        let largeInput = error { _ = try stdinReader.key(path: "-", type: .ethereum) }
         #expect(largeInput?.message == "standard input: too large for a key file (more than 4096 bytes)")
     }
 

@@ -10,7 +10,7 @@ struct ImportRequestItem: Sendable {
     var subject: String? = nil
 
     /// The wire network family of the secret's type.
-    var networkFamily: NetworkFamily { secret.type == .ethereum ? .evm : .solana }
+    var networkFamily: NetworkFamily { NetworkFamily(secret.type) }
 }
 
 /// The core's answer for one item of a batch.
