@@ -214,7 +214,27 @@ extension Scrypt {
 
         private let mapping = Mutex(Mapping())
 
-        public init() {}
+        /// Whether this workspace has the kernel fill its memory when it maps it (`MAP_POPULATE`, Linux) rather
+        /// than fault it in page by page as ROMix first writes it. Why: one pass of the kernel made the first
+        /// derivations of an import faster and even (docs/bench.md "Choices and what they measured").
+        public let prefaultsMemory: Bool
+
+        /// A workspace that maps nothing until its first derivation.
+        ///
+        /// - Parameter prefaultsMemory: see ``prefaultsMemory``; by default ``prefaultsMemoryByDefault``.
+        public init(prefaultsMemory: Bool = Workspace.prefaultsMemoryByDefault) {
+            self.prefaultsMemory = prefaultsMemory
+        }
+
+        /// The default of ``prefaultsMemory`` for new workspaces: true unless switched off. A tuning mechanism
+        /// deep in a primitive, so one process-wide switch: an executable sets it once at startup, before any
+        /// derivation (the command line from `WALLETOPS_TUNING_OFF=scrypt-prefault`; docs/bench.md "Tuning
+        /// mechanisms and how to switch them off").
+        public static var prefaultsMemoryByDefault: Bool {
+            get { prefaultSwitch.load(ordering: .relaxed) }
+            set { prefaultSwitch.store(newValue, ordering: .relaxed) }
+        }
+        private static let prefaultSwitch = Atomic<Bool>(true)
 
         deinit {
             mapping.withLock { Self.unmap(&$0) }
@@ -228,18 +248,16 @@ extension Scrypt {
             try mapping.withLock { mapping in
                 if mapping.bytes < bytes {
                     Self.unmap(&mapping)
-                    mapping.address = Int(bitPattern: try Self.map(bytes))
+                    mapping.address = Int(bitPattern: try Self.map(bytes, prefault: prefaultsMemory))
                     mapping.bytes = bytes
                 }
                 return try body(UnsafeMutableRawPointer(bitPattern: mapping.address)!)
             }
         }
 
-        private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
-            // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it, which made
-            // the first pairs of an import slower and uneven (docs/bench.md "Keystore files").
+        private static func map(_ bytes: Int, prefault: Bool) throws -> UnsafeMutableRawPointer {
             #if os(Linux)
-            let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
+            let flags = MAP_PRIVATE | MAP_ANONYMOUS | (prefault ? MAP_POPULATE : 0)
             #else
             let flags = MAP_PRIVATE | MAP_ANONYMOUS
             #endif
