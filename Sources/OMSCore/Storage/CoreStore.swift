@@ -131,9 +131,8 @@ public final class CoreStore: Sendable {
 
     /// A write this light (a nonce, a recipient key, a revocation) that was queued while a group ran joins
     /// that group's transaction before its COMMIT, up to ``lateJoinLimit`` of them: it shares the fsync
-    /// instead of waiting for the group's and then paying its own. A bulk insert of the batch import holds
-    /// the writer for tens of milliseconds, and the next batches' small writes queued behind it cost a
-    /// commit of their own each time (about three commits per batch of 3,000 keys before).
+    /// instead of waiting for the group's and then paying its own: the small writes queued behind a batch
+    /// import's bulk insert otherwise cost a commit each (docs/jobs.md, session 7, has the fsyncs saved).
     static let lateJoinWeight = 8
     static let lateJoinLimit = 256
 
