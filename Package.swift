@@ -103,6 +103,7 @@ let package = Package(
             name: "walletops-bench",
             dependencies: [
                 "WalletCrypto", "KeyFormats", "Runner", "SQLiteKit", "HomeLayout", "OMSCore", "OMSProtocol",
+                "WalletOpsCLI",
             ],
             path: "bench/Sources/walletops-bench"),
 

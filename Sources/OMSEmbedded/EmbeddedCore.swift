@@ -17,11 +17,11 @@ public struct EmbeddedCore: Sendable {
         self.service = service
     }
 
-    /// Opens the core of a home made by `walletops core init`.
+    /// Opens the core of a home made by `walletops core init`, its store with `storeTuning`.
     ///
     /// - Throws: `CoreHomeError` when the home has no core or its key cannot be read.
-    public static func open(home: URL) throws -> EmbeddedCore {
-        EmbeddedCore(service: try WaasService.open(home: WalletHome(url: home)))
+    public static func open(home: URL, storeTuning: CoreStore.Tuning = .default) throws -> EmbeddedCore {
+        EmbeddedCore(service: try WaasService.open(home: WalletHome(url: home), storeTuning: storeTuning))
     }
 
     /// The in-process transport: the same signed bytes the HTTP server would receive, handed to the service.

@@ -19,11 +19,17 @@ public protocol Action: Sendable {
     func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult
     /// Whether the effect of `item` already happened. The default answers ``ProbeOutcome/unknown``.
     func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome
-    /// True when ``runImmediately(_:context:)`` does what `run` does without ever suspending (no I/O, no
-    /// waiting): the engine then calls it in place of `run`, saving an async call per item. Default false.
-    var runsImmediately: Bool { get }
-    /// Performs the work for one item without suspending; called only when ``runsImmediately`` is true,
-    /// with the same meaning (result, errors) as ``run(_:context:)``.
+}
+
+/// An action whose work never suspends (no I/O, no waiting): the engine calls
+/// ``runImmediately(_:context:)`` in place of `run`, without an async call per item, and runs the step on
+/// no more workers than cores, publishing the plain successes of a batch together.
+///
+/// A tuning mechanism: ``Engine/Options/immediateActions`` false calls `run` for every action (docs/bench.md
+/// "Tuning mechanisms and how to switch them off").
+public protocol ImmediateAction: Action {
+    /// Performs the work for one item without suspending, with the same meaning (result, errors) as
+    /// ``Action/run(_:context:)``.
     func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult
 }
 
@@ -31,10 +37,6 @@ extension Action {
     public var isSideEffecting: Bool { false }
     public var isIdempotent: Bool { false }
     public func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome { .unknown }
-    public var runsImmediately: Bool { false }
-    public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {
-        preconditionFailure("action '\(name)' does not run immediately; the engine calls run(_:context:)")
-    }
 }
 
 /// What an action learns about the item it runs.

@@ -81,7 +81,7 @@ extension Engine {
             let concurrency = min(step.concurrency, plan.concurrency)
             // Workers of an action that never suspends run on the cores, one item after another: more
             // workers than cores would only contend for the feed's and the checkpoint buffer's locks.
-            let workers = step.action.runsImmediately ? min(concurrency, Self.cores) : concurrency
+            let workers = asImmediate(step.action) != nil ? min(concurrency, Self.cores) : concurrency
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.fill(runtime, feed) }
                 for _ in 0..<workers {
@@ -446,6 +446,12 @@ extension Engine {
     /// The processor cores this process may use.
     static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
+    /// `action` as an ``ImmediateAction`` when it is one and ``Options/immediateActions`` is on, else nil
+    /// (its items go through `run`).
+    func asImmediate(_ action: any Action) -> (any ImmediateAction)? {
+        options.immediateActions ? action as? any ImmediateAction : nil
+    }
+
     /// Items a worker takes at most at once, when its items are quick.
     static let maxTake = 32
     /// Items taking less than this (on average over a worker's last batch) are quick.
@@ -457,14 +463,15 @@ extension Engine {
     /// one at a time as soon as a batch is not quick, so slow items are not held in batches), and
     /// each plain success costs one atomic add and one short lock. An item without a probe, rate limit or
     /// timeout is run inline (no extra async frame); anything else, or a first attempt that throws,
-    /// goes through ``process(_:_:_:first:)``. An action that ``Action/runsImmediately`` is called
+    /// goes through ``process(_:_:_:first:)``. An ``ImmediateAction`` (unless switched off) is called
     /// without an async call at all, and its plain successes are published together, one lock per
     /// batch: the batch cannot hold one of them back, as no item of it suspends.
     func work(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>, workers: Int) async {
         let inline = runtime.bucket == nil && runtime.step.timeout == nil
         let tracked = checkpoint != nil
         let action = runtime.step.action
-        let immediate = action.runsImmediately
+        let immediateAction = asImmediate(action)
+        let immediate = immediateAction != nil
         var limit = 1
         // Optionals: each item is moved out as it starts (no copy); those left are the unstarted ones.
         var taken: [PreparedItem?] = []
@@ -513,9 +520,9 @@ extension Engine {
                     context.itemKey = prepared.item.key
                     context.attempt = attempts
                     let outcome: Result<ActionResult, any Error>
-                    if immediate {
+                    if let immediateAction {
                         do {
-                            outcome = .success(try action.runImmediately(prepared.item, context: context))
+                            outcome = .success(try immediateAction.runImmediately(prepared.item, context: context))
                         } catch {
                             outcome = .failure(error)
                         }

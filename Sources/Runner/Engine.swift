@@ -28,12 +28,16 @@ public final class Engine: Sendable {
         /// Chunk steps are shared with other processes through the run store (nil: this process works
         /// every item itself).
         public var leasing: Leasing?
+        /// Whether an ``ImmediateAction`` is called through ``ImmediateAction/runImmediately(_:context:)``
+        /// (true, the default); false runs every action through `run`, to measure what the shortcut still
+        /// buys or to rule it out (docs/bench.md "Tuning mechanisms and how to switch them off").
+        public var immediateActions: Bool
 
-        /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace.
+        /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace, immediate actions on.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),
-            progress: (@Sendable (ProgressEvent) -> Void)? = nil, leasing: Leasing? = nil
+            progress: (@Sendable (ProgressEvent) -> Void)? = nil, leasing: Leasing? = nil, immediateActions: Bool = true
         ) {
             self.clock = clock
             self.flushInterval = flushInterval
@@ -43,6 +47,7 @@ public final class Engine: Sendable {
             self.gracePeriod = gracePeriod
             self.progress = progress
             self.leasing = leasing
+            self.immediateActions = immediateActions
         }
     }
 

@@ -1,9 +1,8 @@
 /// Does nothing and succeeds: for dry runs and engine benchmarks.
-public struct NoopAction: Action {
+public struct NoopAction: ImmediateAction {
     public init() {}
     public var name: String { "noop" }
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult { .empty }
-    public var runsImmediately: Bool { true }
     public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult { .empty }
 }
 
@@ -24,7 +23,7 @@ public struct SleepAction: Action {
 /// budgets and reports.
 ///
 /// Whether attempt `n` of item `key` fails depends only on `(seed, key, n)`, never on scheduling.
-public struct FailAction: Action {
+public struct FailAction: ImmediateAction {
     /// The chance in [0, 1] that an attempt fails.
     public var probability: Double
     /// The class of the injected error.
@@ -50,6 +49,10 @@ public struct FailAction: Action {
     }
 
     public func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
+        try runImmediately(item, context: context)
+    }
+
+    public func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {
         guard fails(key: item.key, attempt: context.attempt) else { return .empty }
         if reject { throw ActionError.rejected("injected rejection of item \(item.key)") }
         throw ActionError(

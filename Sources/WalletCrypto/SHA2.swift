@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import CSodium
 import Foundation
+import Synchronization
 
 /// An OpenSSL message-digest context; copied on write so the public hash structs have value semantics.
 final class DigestContext {
@@ -73,20 +74,41 @@ public struct SHA256 {
         }
     }
 
-    /// The longest input that pads to one 64-byte block. Up to it libsodium's plain function is faster,
-    /// having no context to allocate; from two blocks on OpenSSL's SHA extensions win (docs/bench.md
-    /// "Choices and what they measured").
+    /// The longest input that pads to one 64-byte block.
     static let oneBlockInput = 55
+
+    /// Whether a one-shot hash of one block (up to ``oneBlockInput`` bytes) goes through libsodium rather
+    /// than OpenSSL. Why: libsodium's plain function is faster there, having no context to allocate; from
+    /// two blocks on OpenSSL's SHA extensions win (docs/bench.md "Choices and what they measured"). True
+    /// unless switched off. A tuning mechanism deep in a primitive, so one process-wide switch: an
+    /// executable sets it once at startup, before any work (the command line from
+    /// `WALLETOPS_TUNING_OFF=sha256-one-block`; docs/bench.md "Tuning mechanisms and how to switch them off").
+    public static var hashesOneBlockThroughLibsodium: Bool {
+        get { oneBlockSwitch.load(ordering: .relaxed) }
+        set { oneBlockSwitch.store(newValue, ordering: .relaxed) }
+    }
+    private static let oneBlockSwitch = Atomic<Bool>(true)
+
+    /// The library a one-shot hash of `count` bytes goes through.
+    enum Route: Equatable {
+        case libsodium, openSSL
+    }
+
+    /// The library ``hash(_:into:)`` uses for `count` bytes now.
+    @inline(__always)
+    static func route(count: Int) -> Route {
+        count <= oneBlockInput && hashesOneBlockThroughLibsodium ? .libsodium : .openSSL
+    }
 
     /// The SHA-256 digest of the bytes of `input`, written at `digest` (32 bytes), with nothing allocated
     /// by the caller: for inputs hashed per item, such as an address's index key.
     public static func hash(_ input: UnsafeRawBufferPointer, into digest: UnsafeMutableRawPointer) {
         let out = digest.assumingMemoryBound(to: UInt8.self)
-        guard input.count > oneBlockInput, let base = input.baseAddress else {
+        guard route(count: input.count) == .openSSL else {
             _ = crypto_hash_sha256(out, input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count))
             return
         }
-        guard EVP_Digest(base, input.count, out, nil, OpenSSL.Digest.sha256.pointer, nil) == 1 else {
+        guard EVP_Digest(input.baseAddress, input.count, out, nil, OpenSSL.Digest.sha256.pointer, nil) == 1 else {
             fatalError("OpenSSL SHA256 failed")
         }
     }

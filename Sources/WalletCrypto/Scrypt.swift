@@ -198,10 +198,9 @@ public enum Scrypt {
 extension Scrypt {
     /// Memory for scrypt derivations, kept from one to the next.
     ///
-    /// A derivation at n = 2^18, r = 8 works through 256 MiB. Fresh memory per derivation (what
-    /// libsodium's scrypt maps each call) costs the kernel 65,536 page faults and zeroed pages: about
-    /// 0.1 s of system time alone and twice that when two cores fault at once (docs/bench.md "Keystore
-    /// files"). A workspace maps its memory on first use, keeps it, maps a larger region when parameters
+    /// Fresh memory per derivation (what libsodium's scrypt maps each call) costs the kernel a fault and a
+    /// zeroed page per 4 KiB of it, and two cores faulting at once wait on each other (docs/bench.md
+    /// "Keystore files" has the figures). A workspace maps its memory on first use, keeps it, maps a larger region when parameters
     /// need more, and unmaps it when it goes away. Derivations through one workspace run one at a time
     /// (a second waits for the first). The memory holds values derived from passwords, so it is left out
     /// of core dumps.
@@ -214,7 +213,27 @@ extension Scrypt {
 
         private let mapping = Mutex(Mapping())
 
-        public init() {}
+        /// Whether this workspace has the kernel fill its memory when it maps it (`MAP_POPULATE`, Linux) rather
+        /// than fault it in page by page as ROMix first writes it. Why: one pass of the kernel made the first
+        /// derivations of an import faster and even (docs/bench.md "Choices and what they measured").
+        public let prefaultsMemory: Bool
+
+        /// A workspace that maps nothing until its first derivation.
+        ///
+        /// - Parameter prefaultsMemory: see ``prefaultsMemory``; by default ``prefaultsMemoryByDefault``.
+        public init(prefaultsMemory: Bool = Workspace.prefaultsMemoryByDefault) {
+            self.prefaultsMemory = prefaultsMemory
+        }
+
+        /// The default of ``prefaultsMemory`` for new workspaces: true unless switched off. A tuning mechanism
+        /// deep in a primitive, so one process-wide switch: an executable sets it once at startup, before any
+        /// derivation (the command line from `WALLETOPS_TUNING_OFF=scrypt-prefault`; docs/bench.md "Tuning
+        /// mechanisms and how to switch them off").
+        public static var prefaultsMemoryByDefault: Bool {
+            get { prefaultSwitch.load(ordering: .relaxed) }
+            set { prefaultSwitch.store(newValue, ordering: .relaxed) }
+        }
+        private static let prefaultSwitch = Atomic<Bool>(true)
 
         deinit {
             mapping.withLock { Self.unmap(&$0) }
@@ -228,18 +247,16 @@ extension Scrypt {
             try mapping.withLock { mapping in
                 if mapping.bytes < bytes {
                     Self.unmap(&mapping)
-                    mapping.address = Int(bitPattern: try Self.map(bytes))
+                    mapping.address = Int(bitPattern: try Self.map(bytes, prefault: prefaultsMemory))
                     mapping.bytes = bytes
                 }
                 return try body(UnsafeMutableRawPointer(bitPattern: mapping.address)!)
             }
         }
 
-        private static func map(_ bytes: Int) throws -> UnsafeMutableRawPointer {
-            // Filled by the kernel in one pass rather than by 65,536 faults as ROMix first writes it, which made
-            // the first pairs of an import slower and uneven (docs/bench.md "Keystore files").
+        private static func map(_ bytes: Int, prefault: Bool) throws -> UnsafeMutableRawPointer {
             #if os(Linux)
-            let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE
+            let flags = MAP_PRIVATE | MAP_ANONYMOUS | (prefault ? MAP_POPULATE : 0)
             #else
             let flags = MAP_PRIVATE | MAP_ANONYMOUS
             #endif

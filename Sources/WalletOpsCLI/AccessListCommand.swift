@@ -25,7 +25,8 @@ struct AccessListCommand: Command {
         let home = arguments.home(in: context)
         let type = arguments.value(Self.type).map { CredentialType(wire: $0) }
         let credentials = try await CoreCommandSupport.run {
-            let (_, stored, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, stored, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             let walletId = try await WalletChoice.resolve(
                 arguments.value(WalletChoice.option), credential: stored, client: client)
             var all: [CredentialInfo] = []

@@ -26,7 +26,8 @@ struct AccessRevokeCommand: Command {
         let target = arguments.value(Self.credential)!
         let session = arguments.value(Self.session)
         let ownRevoked = try await CoreCommandSupport.run {
-            let (_, stored, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, stored, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             let walletId = try await WalletChoice.resolve(
                 arguments.value(WalletChoice.option), credential: stored, client: client)
             _ = try await client.call(

@@ -13,6 +13,9 @@ public struct Context: Sendable {
     public var environment: [String: String]
     /// The directory relative paths are resolved against.
     public var currentDirectory: URL
+    /// The tuning mechanisms switched off (`WALLETOPS_TUNING_OFF`, parsed once by ``WalletOps/main(_:)``):
+    /// every one on unless set.
+    public var tuning = TuningSwitches()
 
     /// A context with the given streams and environment.
     public init(

@@ -16,7 +16,8 @@ struct CoreAttestationRootCommand: Command {
         try CoreCommandSupport.requireEmbedded(arguments, "core attestation-root")
         let home = arguments.home(in: context)
         let pem = try await CoreCommandSupport.run {
-            try await CoreCommandSupport.embeddedCore(home).service.attestationRoot().pemEncoded
+            try await CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore).service.attestationRoot()
+                .pemEncoded
         }
         context.standardOutput.write(pem.hasSuffix("\n") ? pem : pem + "\n")
         return ExitCode.success.rawValue

@@ -13,21 +13,26 @@ enum CoreCommandSupport {
     /// core opened with OMSEmbedded.
     static func jobServices(_ arguments: ParsedArguments, _ context: Context) -> JobServices {
         JobServices(
-            home: arguments.home(in: context), workingDirectory: context.currentDirectory, inProcess: openInProcess)
+            home: arguments.home(in: context), workingDirectory: context.currentDirectory,
+            inProcess: openInProcess(context.tuning.coreStore))
     }
 
-    /// Opens a home's core in this process for the jobs: its in-process transport and development issuer.
-    static let openInProcess: InProcessCoreOpener = { home in
-        let core = try EmbeddedCore.open(home: home.url)
-        return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+    /// Opens a home's core in this process for the jobs, its store with `tuning`: its in-process transport and
+    /// development issuer.
+    static func openInProcess(_ tuning: CoreStore.Tuning) -> InProcessCoreOpener {
+        { home in
+            let core = try EmbeddedCore.open(home: home.url, storeTuning: tuning)
+            return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+        }
     }
 
-    /// The home's core, for the commands that administer it or read what only the home holds.
+    /// The home's core, its store with `tuning`, for the commands that administer it or read what only the
+    /// home holds.
     ///
     /// - Throws: `JobsError.noCore` naming `walletops core init` when the home has none.
-    static func embeddedCore(_ home: WalletHome) throws -> EmbeddedCore {
+    static func embeddedCore(_ home: WalletHome, tuning: CoreStore.Tuning) throws -> EmbeddedCore {
         try CoreConnection.requireCore(home)
-        return try EmbeddedCore.open(home: home.url)
+        return try EmbeddedCore.open(home: home.url, storeTuning: tuning)
     }
 
     /// The project of the home's core named `name`, else its first project.
@@ -97,9 +102,13 @@ enum CoreCommandSupport {
 }
 
 extension CoreConnection {
-    /// The connection of a command: the home's core, when it is opened, opened with OMSEmbedded.
-    static func open(home: WalletHome, coreURL: URL?, openHome: Bool = true) throws -> CoreConnection {
-        try open(home: home, coreURL: coreURL, openHome: openHome, inProcess: CoreCommandSupport.openInProcess)
+    /// The connection of a command: the home's core, when it is opened, opened with OMSEmbedded, its store
+    /// with `tuning`.
+    static func open(home: WalletHome, coreURL: URL?, openHome: Bool = true, tuning: CoreStore.Tuning) throws
+        -> CoreConnection
+    {
+        try open(
+            home: home, coreURL: coreURL, openHome: openHome, inProcess: CoreCommandSupport.openInProcess(tuning))
     }
 
     /// The connection through `--core` (else the home's core `core`), with the development issuer of `core`.
@@ -110,9 +119,9 @@ extension CoreConnection {
     }
 
     /// The signed-in client of a command (see ``CoreConnection/signedIn(home:coreURL:inProcess:now:)``).
-    static func signedIn(home: WalletHome, coreURL: URL?) throws
+    static func signedIn(home: WalletHome, coreURL: URL?, tuning: CoreStore.Tuning) throws
         -> (connection: CoreConnection, credential: StoredCredential, client: WaasClient)
     {
-        try signedIn(home: home, coreURL: coreURL, inProcess: CoreCommandSupport.openInProcess)
+        try signedIn(home: home, coreURL: coreURL, inProcess: CoreCommandSupport.openInProcess(tuning))
     }
 }

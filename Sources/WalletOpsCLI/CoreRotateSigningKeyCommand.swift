@@ -11,7 +11,7 @@ struct CoreRotateSigningKeyCommand: Command {
         try CoreCommandSupport.requireEmbedded(arguments, "core rotate-signing-key")
         let home = arguments.home(in: context)
         let kid = try await CoreCommandSupport.run {
-            try await CoreCommandSupport.embeddedCore(home).service.rotateSigningKey()
+            try await CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore).service.rotateSigningKey()
         }
         context.standardOutput.writeLine(kid)
         return ExitCode.success.rawValue

@@ -35,7 +35,7 @@ struct CoreServeCommand: Command {
         let home = arguments.home(in: context)
         let (host, port) = try Self.parseListen(arguments.value(Self.listen) ?? "127.0.0.1:8787")
         try await CoreCommandSupport.run {
-            let core = ServedCore(try CoreCommandSupport.embeddedCore(home).service)
+            let core = ServedCore(try CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore).service)
             let server = try WaasHTTPServer.start(
                 handler: core, wellKnown: core,
                 configuration: WaasHTTPServer.Configuration(host: host, port: port, maxBodyBytes: core.maxBodyBytes))

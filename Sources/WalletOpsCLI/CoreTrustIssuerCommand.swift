@@ -40,7 +40,7 @@ struct CoreTrustIssuerCommand: Command {
         let issuer = arguments.value(Self.issuer)!
         let audience = arguments.value(Self.audience)!
         let project = try await CoreCommandSupport.run {
-            let core = try CoreCommandSupport.embeddedCore(home)
+            let core = try CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore)
             let project = try await CoreCommandSupport.project(named: arguments.value(Self.project), in: core)
             try await core.service.trustIssuer(
                 project: project.id, issuer: issuer, audience: audience, jwks: jwks)

@@ -15,7 +15,8 @@ struct JWKSCommand: Command {
             if let coreURL = arguments.coreURL {
                 return try await HTTPFetch.get(coreURL.appendingPathComponent(".well-known/jwks.json"))
             }
-            return try await CoreCommandSupport.embeddedCore(home).service.wellKnownJWKS()
+            return try await CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore).service
+                .wellKnownJWKS()
         }
         context.standardOutput.writeLine(try Self.canonical(document))
         return ExitCode.success.rawValue

@@ -96,10 +96,11 @@ struct LoginCommand: Command {
             let connection: CoreConnection
             let key: PublishableKey
             if let givenKey {
-                connection = try CoreConnection.open(home: home, coreURL: arguments.coreURL, openHome: false)
+                connection = try CoreConnection.open(
+                    home: home, coreURL: arguments.coreURL, openHome: false, tuning: context.tuning.coreStore)
                 key = givenKey
             } else {
-                let core = try CoreCommandSupport.embeddedCore(home)
+                let core = try CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore)
                 connection = CoreConnection(home: home, coreURL: arguments.coreURL, core: core)
                 key = try PublishableKey(
                     try await CoreCommandSupport.project(named: arguments.value(Self.project), in: core).publishableKey)

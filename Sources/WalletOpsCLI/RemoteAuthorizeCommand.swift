@@ -52,7 +52,8 @@ struct RemoteAuthorizeCommand: Command {
             expiry = RFC3339.format(Int64(Date().timeIntervalSince1970) + 3600)
         }
         let reply = try await CoreCommandSupport.run {
-            let (_, stored, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, stored, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             let walletId = try await WalletChoice.resolve(
                 arguments.value(WalletChoice.option), credential: stored, client: client)
             return try await client.call(

@@ -95,9 +95,10 @@ struct RemoteCredentialFile: Codable, Sendable, CustomStringConvertible {
         return signer
     }
 
-    /// A client signing as this credential, over `--core` or the embedded core of the home.
-    func client(home: WalletHome, coreURL: URL?) throws -> WaasClient {
-        let connection = try CoreConnection.open(home: home, coreURL: coreURL, openHome: false)
+    /// A client signing as this credential, over `--core` or the embedded core of the home (its store with
+    /// `tuning`).
+    func client(home: WalletHome, coreURL: URL?, tuning: CoreStore.Tuning) throws -> WaasClient {
+        let connection = try CoreConnection.open(home: home, coreURL: coreURL, openHome: false, tuning: tuning)
         guard let key = try? PublishableKey(publishableKey) else {
             throw CLIError.dataError("the publishable key of remote credential \(credentialId) is invalid")
         }

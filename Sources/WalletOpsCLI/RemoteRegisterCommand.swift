@@ -34,7 +34,7 @@ struct RemoteRegisterCommand: Command {
             appUrl: arguments.value(Self.appURL)!, appName: arguments.value(Self.appName)!,
             appLogoUrl: arguments.value(Self.appLogoURL) ?? "")
         let file = try await CoreCommandSupport.run {
-            let core = try CoreCommandSupport.embeddedCore(home)
+            let core = try CoreCommandSupport.embeddedCore(home, tuning: context.tuning.coreStore)
             let connection = CoreConnection(home: home, coreURL: arguments.coreURL, core: core)
             let project = try await CoreCommandSupport.project(named: nil, in: core)
             let key = Secp256k1.PrivateKey.generate()

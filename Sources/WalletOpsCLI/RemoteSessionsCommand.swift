@@ -23,7 +23,7 @@ struct RemoteSessionsCommand: Command {
         let home = arguments.home(in: context)
         let remote = try RemoteCredentialFile.load(home: home, credentialId: arguments.value(Self.credential)!)
         let sessions = try await CoreCommandSupport.run {
-            let client = try remote.client(home: home, coreURL: arguments.coreURL)
+            let client = try remote.client(home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             var all: [RemoteSession] = []
             var page: Page?
             repeat {

@@ -30,7 +30,7 @@ struct RemoteTransferCommand: Command {
         let sessionId = arguments.value(Self.session)!
         let (to, amount) = (arguments.value(Self.to)!, arguments.value(Self.value)!)
         let result = try await CoreCommandSupport.run {
-            let client = try remote.client(home: home, coreURL: arguments.coreURL)
+            let client = try remote.client(home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             let session = try await client.call(
                 .getSession, GetSessionRequest(sessionId: sessionId), as: GetSessionResponse.self
             ).session

@@ -33,9 +33,11 @@ struct RemoteUsageCommand: Command {
         let entries = try await CoreCommandSupport.run {
             let client =
                 if let remote {
-                    try remote.client(home: home, coreURL: arguments.coreURL)
+                    try remote.client(home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
                 } else {
-                    try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL).client
+                    try CoreConnection.signedIn(
+                        home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore
+                    ).client
                 }
             return try await client.call(.getSessionUsage, request, as: GetSessionUsageResponse.self).entries
         }

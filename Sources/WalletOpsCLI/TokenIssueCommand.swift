@@ -39,7 +39,8 @@ struct TokenIssueCommand: Command {
         for (key, value) in arguments.keyValues(Self.claim) { claims[key] = Self.claimValue(value) }
         let custom = claims
         let token = try await CoreCommandSupport.run {
-            let (_, credential, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, credential, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             guard let walletId = arguments.value(Self.wallet) ?? credential.activeWallet else {
                 throw CLIError(.failure, "no wallet: give --wallet ID or choose one with 'walletops wallet use ID'")
             }

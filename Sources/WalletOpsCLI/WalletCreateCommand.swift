@@ -21,7 +21,8 @@ struct WalletCreateCommand: Command {
         let home = arguments.home(in: context)
         let family = NetworkFamily(arguments.choice(Self.type, as: KeyType.self) ?? .ethereum)
         let wallet = try await CoreCommandSupport.run {
-            let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, _, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             return try await client.call(
                 .createWallet, CreateWalletRequest(networkFamily: family, reference: arguments.value(Self.reference)),
                 as: WalletResponse.self

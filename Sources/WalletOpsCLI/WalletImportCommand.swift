@@ -74,7 +74,8 @@ struct WalletImportCommand: Command {
         }
         let key = try Self.readKey(path: path, type: type, format: format, password: password, context: context)
         let wallet = try await CoreCommandSupport.run {
-            let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, _, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             do {
                 return try await client.importWallet(
                     privateKey: key.secret, networkFamily: NetworkFamily(type),

@@ -14,7 +14,8 @@ struct WalletListCommand: Command {
     func run(_ arguments: ParsedArguments, context: Context) async throws -> Int32 {
         let home = arguments.home(in: context)
         let wallets = try await CoreCommandSupport.run {
-            let (_, _, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            let (_, _, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             return try await CoreConnection.allWallets(client)
         }
         let format = arguments.choice(WalletTable.format, as: WalletTable.Format.self) ?? .table

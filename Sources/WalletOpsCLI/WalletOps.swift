@@ -66,13 +66,31 @@ public enum WalletOps {
             subcommands: commands)
     }
 
-    /// Runs the command line of this process and returns the exit code.
+    /// Runs the command line of this process and returns the exit code. The tuning switches of
+    /// `WALLETOPS_TUNING_OFF` (``TuningSwitches``) are read here once; the primitives' process-wide ones are
+    /// set before any work.
     public static func main(_ arguments: [String]) async -> Int32 {
-        await main(arguments, context: .process())
+        await main(arguments, context: .process(), appliesProcessWideTuning: true)
     }
 
-    /// Runs `arguments` (without the program name) in `context` and returns the exit code.
+    /// Runs `arguments` (without the program name) in `context` and returns the exit code. The tuning
+    /// switches of `context.environment` are handed to the commands (``Context/tuning``); the process-wide
+    /// ones are left as they are, as several in-process callers may share the process.
     public static func main(_ arguments: [String], context: Context) async -> Int32 {
-        await CommandLineTool(root: root, version: version).run(arguments, context: context)
+        await main(arguments, context: context, appliesProcessWideTuning: false)
+    }
+
+    /// Parses the tuning switches (an unknown name is a usage error, exit 64), then runs the command line.
+    static func main(_ arguments: [String], context: Context, appliesProcessWideTuning: Bool) async -> Int32 {
+        var context = context
+        do {
+            context.tuning = try TuningSwitches(environment: context.environment)
+        } catch {
+            let path = CommandPath(commands: [root])
+            context.standardError.write(HelpFormatter.usageError(error.message, path: path))
+            return ExitCode.usage.rawValue
+        }
+        if appliesProcessWideTuning { context.tuning.applyProcessWide() }
+        return await CommandLineTool(root: root, version: version).run(arguments, context: context)
     }
 }

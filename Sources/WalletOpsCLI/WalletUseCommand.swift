@@ -14,7 +14,8 @@ struct WalletUseCommand: Command {
         let home = arguments.home(in: context)
         let id = arguments.argument(Self.wallet)!
         let wallet = try await CoreCommandSupport.run {
-            var (_, credential, client) = try CoreConnection.signedIn(home: home, coreURL: arguments.coreURL)
+            var (_, credential, client) = try CoreConnection.signedIn(
+                home: home, coreURL: arguments.coreURL, tuning: context.tuning.coreStore)
             let wallet = try await client.call(.useWallet, UseWalletRequest(walletId: id), as: WalletResponse.self)
                 .wallet
             credential.activeWallet = wallet.id

@@ -186,7 +186,8 @@ struct WorkerCommand: Command {
             }
             throw WorkerRefusal(message: error.message)
         }
-        let options = Engine.Options(gracePeriod: grace, leasing: leasing)
+        let options = Engine.Options(
+            gracePeriod: grace, leasing: leasing, immediateActions: here.tuning.immediateActions)
         return (try Engine(plan: prepared.plan, checkpoint: handle, options: options), prepared.playbook.name)
     }
 }

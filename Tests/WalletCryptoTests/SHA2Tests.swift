@@ -45,6 +45,31 @@ import Testing
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    /// Switched off, one-block inputs go through OpenSSL too, and every length still gives the digest of the
+    /// incremental hash and FIPS 180-4's "abc".
+    @Test func sha256OneBlockSwitchRoutesToOpenSSL() {
+        #expect(SHA256.route(count: 20) == .libsodium)
+        #expect(SHA256.route(count: SHA256.oneBlockInput + 1) == .openSSL)
+        SHA256.hashesOneBlockThroughLibsodium = false
+        defer { SHA256.hashesOneBlockThroughLibsodium = true }
+        #expect(SHA256.route(count: 0) == .openSSL)
+        #expect(SHA256.route(count: 20) == .openSSL)
+        #expect(
+            Hex.encode(SHA256.hash(data: Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(SHA256.hash(data: [UInt8]()))
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let bytes = (0...SHA256.oneBlockInput + 9).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        var mismatches: [Int] = []
+        for count in 0...bytes.count {
+            var incremental = SHA256()
+            incremental.update(data: bytes[..<count])
+            if SHA256.hash(data: bytes[..<count]) != incremental.finalize() { mismatches.append(count) }
+        }
+        #expect(mismatches.isEmpty)
+    }
+
     @Test func sha384KnownAnswers() {
         #expect(
             Hex.encode(SHA384.hash(data: Array("abc".utf8)))

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -99,6 +100,38 @@ import Testing
                 workspace: workspace)
         }
         #expect(workspace.mappedBytes == 1024 * (4096 + 2))
+    }
+
+    /// A workspace that prefaults has every page of its memory resident before ROMix touches it; one that
+    /// does not has none, and both derive RFC 7914's key. New workspaces follow the process-wide default.
+    @Test func prefaultSwitchesTheMapping() throws {
+        #if os(Linux)
+        let page = Int(getpagesize())
+        /// The pages of `bytes` at `base` that are in memory (mincore).
+        func residentPages(_ base: UnsafeMutableRawPointer, _ bytes: Int) -> Int {
+            var vector = [UInt8](repeating: 0, count: (bytes + page - 1) / page)
+            #expect(mincore(base, bytes, &vector) == 0)
+            return vector.filter { $0 & 1 == 1 }.count
+        }
+        let bytes = 1 << 22
+        for prefaults in [true, false] {
+            let workspace = Scrypt.Workspace(prefaultsMemory: prefaults)
+            let resident = try workspace.withScratch(bytes: bytes) { residentPages($0, bytes) }
+            #expect(resident == (prefaults ? bytes / page : 0), "prefaults: \(prefaults)")
+            let derived = try Scrypt.derive(
+                password: SecretBytes(Array("password".utf8)), salt: Array("NaCl".utf8), n: 1024, r: 8, p: 16,
+                length: 64, workspace: workspace)
+            #expect(
+                Hex.encode(derived.unsafeCopy())
+                    == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+            )
+        }
+        #endif
+        #expect(Scrypt.Workspace.prefaultsMemoryByDefault)
+        #expect(Scrypt.Workspace().prefaultsMemory)
+        Scrypt.Workspace.prefaultsMemoryByDefault = false
+        defer { Scrypt.Workspace.prefaultsMemoryByDefault = true }
+        #expect(!Scrypt.Workspace().prefaultsMemory)
     }
 
     /// Two derivations with the same n and r (p and lengths may differ) give what each gives alone; a pair

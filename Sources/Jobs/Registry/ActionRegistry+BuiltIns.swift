@@ -47,7 +47,7 @@ extension ActionRegistry {
 
 /// `fail`: Runner's ``FailAction`` with the parameters of `with:`, and an optional per-item `message`
 /// (a template: it may show item fields, and is redacted like every other message).
-struct BuiltInFail: Action {
+struct BuiltInFail: ImmediateAction {
     let inner: FailAction
     let request: ActionRequest
     let hasMessage: Bool
@@ -79,8 +79,12 @@ struct BuiltInFail: Action {
     var name: String { "fail" }
 
     func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
+        try runImmediately(item, context: context)
+    }
+
+    func runImmediately(_ item: WorkItem, context: ActionContext) throws -> ActionResult {
         do {
-            return try await inner.run(item, context: context)
+            return try inner.runImmediately(item, context: context)
         } catch let error as ActionError where hasMessage {
             let message = (try? request.parameters(item: item)["message"]?.description) ?? error.message
             throw ActionError(error.errorClass, message, rejectReason: error.rejectReason == nil ? nil : message)

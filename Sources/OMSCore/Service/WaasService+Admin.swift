@@ -9,15 +9,16 @@ extension WaasService {
     public static let defaultIssuer = "http://127.0.0.1:8787"
     static let issuerSetting = "issuer"
 
-    /// Opens the core of an initialized home.
+    /// Opens the core of an initialized home, its store with `storeTuning`.
     public static func open(
-        home: WalletHome, clock: any CoreClock = SystemClock(), maxBodyBytes: Int = 1 << 20
+        home: WalletHome, clock: any CoreClock = SystemClock(), maxBodyBytes: Int = 1 << 20,
+        storeTuning: CoreStore.Tuning = .default
     ) throws -> WaasService {
         guard home.isInitialized else {
             throw CoreHomeError("\(home.url.path) has no core: run 'walletops core init --home \(home.url.path)'")
         }
         let custody = try KeyCustody.load(home: home, create: false)
-        let store = try CoreStore(url: home.databaseURL)
+        let store = try CoreStore(url: home.databaseURL, tuning: storeTuning)
         let issuer = try store.sync { db in try db.setting(issuerSetting) } ?? defaultIssuer
         return WaasService(
             home: home, store: store, custody: custody, issuer: issuer, clock: clock, maxBodyBytes: maxBodyBytes)

@@ -17,9 +17,10 @@ public final class CoreStore: Sendable {
     let queue: DatabaseQueue
     /// Reads only (`query_only`): committed data, never the writer's open transaction.
     private let reader: DatabaseQueue
-    /// Runs the group commits, blocking on `queue` off the cooperative pool: one signal per run of
-    /// ``flush()``, on a thread of its own (``startFlusher()``).
-    private let flushSignal = DispatchSemaphore(value: 0)
+    /// Runs the group commits, blocking on `queue` off the cooperative pool (``startFlusher(_:)``).
+    private let flusher: Flusher
+    /// What this store was opened with.
+    let tuning: Tuning
     private let pending = Mutex(PendingWrites())
 
     private struct PendingWrites {
@@ -41,23 +42,31 @@ public final class CoreStore: Sendable {
         var fail: @Sendable (any Error) -> Void
     }
 
-    public convenience init(url: URL) throws {
-        try self.init(url: url, addressKeyTiers: AddressKeyTiers())
+    /// How the group commits are started: one signal per run of ``flush()`` to the store's own thread, or
+    /// one block per run on a serial dispatch queue (``Tuning/flushesOnOwnThread``).
+    private enum Flusher: Sendable {
+        case thread(DispatchSemaphore)
+        case queue(DispatchQueue)
     }
 
-    init(url: URL, addressKeyTiers: AddressKeyTiers) throws {
+    /// The flusher thread's name: at most 15 bytes, Linux's limit (a longer one is not set at all).
+    static let flusherThreadName = "walletops.flush"
+
+    /// Opens (creating and migrating) the store at `url`, with every tuning mechanism of `tuning` that is on.
+    public convenience init(url: URL, tuning: Tuning = .default) throws {
+        try self.init(url: url, addressKeyTiers: AddressKeyTiers(), tuning: tuning)
+    }
+
+    init(url: URL, addressKeyTiers: AddressKeyTiers, tuning: Tuning = .default) throws {
         tiers = addressKeyTiers
+        self.tuning = tuning
         var configuration = SQLiteDatabase.Configuration.default
         configuration.synchronous = .full
-        // Bulk creates dirty a page of the random-order address index per row: with SQLite's 2 MiB cache
-        // a batch of 1000 spilled pages to the WAL mid-transaction and wrote the same page many times
-        // (about 20 page writes per wallet). Without spilling, a transaction's dirty pages stay in memory
-        // until its commit (bounded by the group commit); clean pages are capped at 4 MiB, so memory stays
-        // flat as the database grows. 4 rather than 8 MiB: less peak memory for the same CPU, and a larger
-        // cache did no better at a million rows (docs/bench.md "Choices and what they measured"). A larger
-        // checkpoint interval
-        // copies a page rewritten by successive batches back to the database once rather than per batch.
-        configuration.cacheKibibytes = 4 * 1024
+        // Without spilling, a transaction's dirty pages stay in memory until its commit (bounded by the group
+        // commit), so a batch never writes the same page many times; clean pages are capped by the page cache
+        // (``Tuning/pageCacheKibibytes``). A larger checkpoint interval copies a page rewritten by successive
+        // batches back to the database once rather than per batch.
+        configuration.cacheKibibytes = tuning.pageCacheKibibytes
         configuration.cacheSpill = false
         configuration.walAutocheckpointPages = 8192
         // Every request runs in a savepoint, whose journal keeps the first image of each page it changes:
@@ -75,26 +84,43 @@ public final class CoreStore: Sendable {
         reader = try DatabaseQueue(
             path: url.path, configuration: readerConfiguration, migrations: CoreSchema.migrations)
         try reader.sync { db in try db.execute("PRAGMA query_only=ON") }
-        startFlusher()
+        flusher =
+            tuning.flushesOnOwnThread
+            ? .thread(DispatchSemaphore(value: 0)) : .queue(DispatchQueue(label: Self.flusherThreadName + ".queue"))
+        startFlusher(flusher)
     }
 
-    deinit { flushSignal.signal() }  // the flusher finds the store gone and ends
+    deinit {
+        // The flusher thread finds the store gone and ends.
+        if case .thread(let signal) = flusher { signal.signal() }
+    }
 
-    /// The group commits run on one long-lived thread rather than a dispatch queue's worker of the moment.
-    /// Why: SQLite's allocations in a commit (a batch's savepoint journal, some megabytes in small chunks)
-    /// then come from that thread's malloc arena, reused commit after commit, instead of raising the
-    /// high-water mark of several arenas (docs/bench.md "Choices and what they measured").
-    private func startFlusher() {
-        let signal = flushSignal
+    /// Starts the long-lived flusher thread when the group commits run on one (``Tuning/flushesOnOwnThread``).
+    private func startFlusher(_ flusher: Flusher) {
+        guard case .thread(let signal) = flusher else { return }
         let thread = Thread { [weak self] in
+            var named = false
             while true {
                 signal.wait()
+                // Named from inside once woken, when `start()` has surely returned: on Linux a name given
+                // before then never reaches the system thread.
+                if !named {
+                    Thread.current.name = Self.flusherThreadName
+                    named = true
+                }
                 guard let store = self else { return }
                 store.flush()
             }
         }
-        thread.name = "walletops.core.flush"
         thread.start()
+    }
+
+    /// Runs ``flush()`` on the flusher.
+    private func startFlush() {
+        switch flusher {
+        case .thread(let signal): signal.signal()
+        case .queue(let queue): queue.async { self.flush() }
+        }
     }
 
     /// Rows one group commit may change, about. With `cache_spill` off a transaction's dirty pages stay
@@ -105,15 +131,17 @@ public final class CoreStore: Sendable {
 
     /// A write this light (a nonce, a recipient key, a revocation) that was queued while a group ran joins
     /// that group's transaction before its COMMIT, up to ``lateJoinLimit`` of them: it shares the fsync
-    /// instead of waiting for the group's and then paying its own. A bulk insert of the batch import holds
-    /// the writer for tens of milliseconds, and the next batches' small writes queued behind it cost a
-    /// commit of their own each time (about three commits per batch of 3,000 keys before).
+    /// instead of waiting for the group's and then paying its own: the small writes queued behind a batch
+    /// import's bulk insert otherwise cost a commit each (docs/jobs.md, session 7, has the fsyncs saved).
     static let lateJoinWeight = 8
     static let lateJoinLimit = 256
 
     /// Transactions committed by this store's writer, for tests.
     var commits: Int { committed.load(ordering: .relaxed) }
     private let committed = Atomic<Int>(0)
+    /// Times this store gave freed heap memory back after a bulk commit, for tests.
+    var heapTrims: Int { trimmed.load(ordering: .relaxed) }
+    private let trimmed = Atomic<Int>(0)
 
     /// Runs `body` atomically: every change a request makes commits together or not at all, and is
     /// durable when this returns. `weight`: the rows it changes, about (bulk writes; default 1).
@@ -161,7 +189,7 @@ public final class CoreStore: Sendable {
             defer { state.flushing = true }
             return !state.flushing
         }
-        if start { flushSignal.signal() }
+        if start { startFlush() }
         return ticket
     }
 
@@ -188,7 +216,10 @@ public final class CoreStore: Sendable {
             }
             if didCommit { committed.add(1, ordering: .relaxed) }
             // A bulk write freed its journal: memory stays flat as imports go on (SQLiteDatabase.returnFreedMemory).
-            if weight >= Self.groupWeightLimit / 2 { SQLiteDatabase.returnFreedMemory() }
+            if weight >= Self.groupWeightLimit / 2 && tuning.returnsFreedMemoryAfterBulkCommits {
+                SQLiteDatabase.returnFreedMemory()
+                trimmed.add(1, ordering: .relaxed)
+            }
             for answer in answers { answer() }
             let due = pending.withLock { state -> Bool in
                 state.weightSinceTierCheck += weight

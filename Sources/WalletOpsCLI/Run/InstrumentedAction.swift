@@ -11,6 +11,18 @@ struct InstrumentedAction: Action {
     let retry: RetryPolicy
     let events: RunEventLog
 
+    /// The wrapper of `inner`: an ``InstrumentedImmediateAction`` when `inner` is an `ImmediateAction`, so
+    /// the engine keeps calling it without an async call per item.
+    static func wrapping(
+        _ inner: any Action, step: Step, context: TemplateContext, retry: RetryPolicy, events: RunEventLog
+    ) -> any Action {
+        let wrapper = InstrumentedAction(inner: inner, step: step, context: context, retry: retry, events: events)
+        if let immediate = inner as? any ImmediateAction {
+            return InstrumentedImmediateAction(inner: immediate, instrumented: wrapper)
+        }
+        return wrapper
+    }
+
     var name: String { inner.name }
     var isSideEffecting: Bool { inner.isSideEffecting }
 
@@ -18,18 +30,6 @@ struct InstrumentedAction: Action {
         if let skipped = try skipIfNotWhen(item, context: actionContext) { return skipped }
         do {
             return try await inner.run(item, context: actionContext)
-        } catch {
-            throw instrumented(error, item: item, context: actionContext)
-        }
-    }
-
-    var runsImmediately: Bool { inner.runsImmediately }
-
-    /// `run` for an inner action that never suspends (`when:` is evaluated synchronously anyway).
-    func runImmediately(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult {
-        if let skipped = try skipIfNotWhen(item, context: actionContext) { return skipped }
-        do {
-            return try inner.runImmediately(item, context: actionContext)
         } catch {
             throw instrumented(error, item: item, context: actionContext)
         }
@@ -81,6 +81,33 @@ struct InstrumentedAction: Action {
                 "class": .string(error.errorClass.rawValue), "message": .string(message),
             ])
         return redacted
+    }
+}
+
+/// ``InstrumentedAction`` for an action that never suspends: `when:` is evaluated synchronously anyway, so
+/// the wrapper never suspends either and keeps the engine's immediate path.
+struct InstrumentedImmediateAction: ImmediateAction {
+    let inner: any ImmediateAction
+    let instrumented: InstrumentedAction
+
+    var name: String { inner.name }
+    var isSideEffecting: Bool { inner.isSideEffecting }
+
+    func run(_ item: WorkItem, context: ActionContext) async throws -> ActionResult {
+        try await instrumented.run(item, context: context)
+    }
+
+    func runImmediately(_ item: WorkItem, context actionContext: ActionContext) throws -> ActionResult {
+        if let skipped = try instrumented.skipIfNotWhen(item, context: actionContext) { return skipped }
+        do {
+            return try inner.runImmediately(item, context: actionContext)
+        } catch {
+            throw instrumented.instrumented(error, item: item, context: actionContext)
+        }
+    }
+
+    func probe(_ item: WorkItem, context: ActionContext) async throws -> ProbeOutcome {
+        try await instrumented.probe(item, context: context)
     }
 }
 

@@ -113,9 +113,8 @@ struct PreparedRun {
                         return InstrumentedChunkAction(
                             inner: chunked, step: step, context: context, retry: retry, events: events)
                     }
-                    return InstrumentedAction(
-                        inner: inner, step: step, context: context, retry: retry,
-                        events: events)
+                    return InstrumentedAction.wrapping(
+                        inner, step: step, context: context, retry: retry, events: events)
                 },
                 items: { step in
                     switch step.forEach {

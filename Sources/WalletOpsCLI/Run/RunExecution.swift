@@ -73,7 +73,9 @@ struct RunExecution {
             columns: { descriptor.map(ProgressDisplay.terminalColumns) ?? 80 })
         // A PostgreSQL store is shared: chunk steps are leased, so `walletops worker`s on any host can join.
         let leasing = RunStore.isPostgresURL(home.storeLocation) ? Leasing(owner: store.leaseOwner, lease: lease) : nil
-        let options = Engine.Options(gracePeriod: gracePeriod, progress: { progress.handle($0) }, leasing: leasing)
+        let options = Engine.Options(
+            gracePeriod: gracePeriod, progress: { progress.handle($0) }, leasing: leasing,
+            immediateActions: context.tuning.immediateActions)
         let engine = try Engine(plan: prepared.plan, checkpoint: handle, options: options)
         let output = context.standardError
         let grace = DurationText.format(gracePeriod)

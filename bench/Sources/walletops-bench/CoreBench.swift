@@ -67,7 +67,7 @@ enum CoreBench {
                     "walletops-bench-\(UUID().uuidString)"))
             let result = try WaasService.initialize(home: home, project: "bench")
             publishableKey = try PublishableKey(result.project.publishableKey)
-            service = try WaasService.open(home: home)
+            service = try WaasService.open(home: home, storeTuning: BenchTuning.current.coreStore)
             server = try WaasHTTPServer.start(handler: service)
         }
 

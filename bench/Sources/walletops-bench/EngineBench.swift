@@ -41,7 +41,8 @@ enum EngineBench {
         let start = Measure.now()
         let cpuStart = cpuSeconds()
         let summary = try await Engine.run(
-            plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"))
+            plan: plan, store: store, identity: RunIdentity(playbookName: plan.name, playbookHash: "bench"),
+            options: Engine.Options(immediateActions: BenchTuning.current.immediateActions))
         let seconds = (Measure.now() - start) / 1e6
         guard summary.succeeded == count else {
             throw BenchError("\(name): \(summary.succeeded) of \(count) items succeeded")

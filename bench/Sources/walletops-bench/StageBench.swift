@@ -30,7 +30,7 @@ enum StageBench {
         let transfers = AccessBench.option("--transfers", in: arguments) ?? 0
         let email = text("--email", in: arguments) ?? "ops@example.com"
         let home = WalletHome(url: URL(fileURLWithPath: homePath))
-        let service = try WaasService.open(home: home)
+        let service = try WaasService.open(home: home, storeTuning: BenchTuning.current.coreStore)
         guard let project = try await service.projects().first else {
             throw BenchError("stage: the home has no project")
         }

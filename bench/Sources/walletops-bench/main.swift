@@ -30,6 +30,15 @@ func readFloor(_ arguments: [String]) -> [String: Double] {
     return floor
 }
 
+switch BenchTuning.parsed {
+case .failure(let error):
+    FileHandle.standardError.write(Data("walletops-bench: \(error.message)\n".utf8))
+    exit(64)
+case .success(let tuning):
+    // The primitives' process-wide switches, before any work.
+    tuning.applyProcessWide()
+}
+
 do {
     switch arguments.first ?? "crypto" {
     case "crypto":
