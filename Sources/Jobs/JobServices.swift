@@ -1,5 +1,6 @@
 import Foundation
 import HomeLayout
+import KeyFormats
 import OMSProtocol
 import Synchronization
 import WalletCrypto
@@ -15,10 +16,16 @@ public final class JobServices: Sendable {
     public let workingDirectory: URL
     /// Opens the home's core in this process (the CLI's: OMSEmbedded's `EmbeddedCore`).
     public let inProcess: InProcessCoreOpener
+    /// The limits and pairing of the keystore decryptions of the command's import and reconcile steps.
+    public let keystoreDecryption: KeystoreDecryptionPool.Configuration
     private let sessions = Mutex<[String: JobSession]>([:])
 
     /// The services of one command.
-    public init(home: WalletHome, workingDirectory: URL, inProcess: @escaping InProcessCoreOpener) {
+    public init(
+        home: WalletHome, workingDirectory: URL, inProcess: @escaping InProcessCoreOpener,
+        keystoreDecryption: KeystoreDecryptionPool.Configuration = .automatic()
+    ) {
+        self.keystoreDecryption = keystoreDecryption
         self.home = home
         self.workingDirectory = workingDirectory.standardizedFileURL
         self.inProcess = inProcess

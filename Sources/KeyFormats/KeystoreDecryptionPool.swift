@@ -33,12 +33,17 @@ public final class KeystoreDecryptionPool: Sendable {
         public var maxScryptMemory: Int
         /// How long a scrypt decryption waits for a partner before it runs alone.
         public var pairingWait: Duration
+        /// Whether scrypt decryptions of one n and r run in pairs (`EncryptedKeystore.decryptPair`); off
+        /// (`WALLETOPS_TUNING_OFF=keystore-pairs`), each runs alone, to measure what the pairs still buy.
+        public var pairsDecryptions: Bool
 
         /// Explicit limits (each at least 1).
         public init(
             maxConcurrent: Int, perJobMemory: Int = KeystoreDecryptionPool.defaultPerJobMemory,
-            maxScryptMemory: Int = Scrypt.defaultMaxMemory, pairingWait: Duration = .milliseconds(10)
+            maxScryptMemory: Int = Scrypt.defaultMaxMemory, pairingWait: Duration = .milliseconds(10),
+            pairsDecryptions: Bool = true
         ) {
+            self.pairsDecryptions = pairsDecryptions
             self.maxConcurrent = max(1, maxConcurrent)
             self.perJobMemory = max(1, perJobMemory)
             self.maxScryptMemory = max(1, maxScryptMemory)
@@ -49,13 +54,14 @@ public final class KeystoreDecryptionPool: Sendable {
         /// /proc/meminfo's MemAvailable and the cgroup v2 limit; cores alone when neither is readable).
         public static func automatic(
             perJobMemory: Int = KeystoreDecryptionPool.defaultPerJobMemory,
-            maxScryptMemory: Int = Scrypt.defaultMaxMemory
+            maxScryptMemory: Int = Scrypt.defaultMaxMemory, pairsDecryptions: Bool = true
         ) -> Configuration {
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let concurrency = KeystoreDecryptionPool.concurrency(
                 cores: cores, availableMemory: SystemMemory.available(), perJobMemory: perJobMemory)
             return Configuration(
-                maxConcurrent: concurrency, perJobMemory: perJobMemory, maxScryptMemory: maxScryptMemory)
+                maxConcurrent: concurrency, perJobMemory: perJobMemory, maxScryptMemory: maxScryptMemory,
+                pairsDecryptions: pairsDecryptions)
         }
     }
 
@@ -133,7 +139,9 @@ public final class KeystoreDecryptionPool: Sendable {
                 id: nextJobID.add(1, ordering: .relaxed).newValue, keystore: keystore, password: password,
                 workspace: workspace, continuation: continuation)
             // With one slot no partner can come: no wait.
-            if weight == 1, configuration.maxConcurrent > 1, case .scrypt = keystore.kdf {
+            if configuration.pairsDecryptions, weight == 1, configuration.maxConcurrent > 1,
+                case .scrypt = keystore.kdf
+            {
                 offer(job)
             } else {
                 start([job])

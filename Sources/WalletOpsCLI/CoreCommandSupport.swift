@@ -1,6 +1,7 @@
 import Foundation
 import HomeLayout
 import Jobs
+import KeyFormats
 import OMSCore
 import OMSEmbedded
 import OMSProtocol
@@ -14,7 +15,8 @@ enum CoreCommandSupport {
     static func jobServices(_ arguments: ParsedArguments, _ context: Context) -> JobServices {
         JobServices(
             home: arguments.home(in: context), workingDirectory: context.currentDirectory,
-            inProcess: openInProcess(context.tuning.coreStore))
+            inProcess: openInProcess(context.tuning.coreStore),
+            keystoreDecryption: .automatic(pairsDecryptions: context.tuning.isOn(.keystorePairs)))
     }
 
     /// Opens a home's core in this process for the jobs, its store with `tuning`: its in-process transport and

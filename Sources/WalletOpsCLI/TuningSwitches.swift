@@ -18,6 +18,8 @@ public enum TuningMechanism: String, CaseIterable, Sendable {
     case sha256OneBlock = "sha256-one-block"
     /// Actions that never suspend called without an async call (`Engine.Options.immediateActions`).
     case immediateActions = "immediate-actions"
+    /// Keystore scrypt decryptions run two at a time (`KeystoreDecryptionPool.Configuration.pairsDecryptions`).
+    case keystorePairs = "keystore-pairs"
 }
 
 /// The tuning mechanisms this process runs without: `WALLETOPS_TUNING_OFF`, a comma-separated list of

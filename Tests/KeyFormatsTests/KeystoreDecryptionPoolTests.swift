@@ -142,8 +142,9 @@ import WalletCrypto
     }
 
     /// Scrypt keystores with the same n and r leave in pairs and each gets its own key; one with another
-    /// n, and the last of an odd count, run alone after the pairing wait.
-    @Test func matchingScryptKeystoresRunInPairs() async throws {
+    /// n, and the last of an odd count, run alone after the pairing wait. With pairing switched off
+    /// (`keystore-pairs` in `WALLETOPS_TUNING_OFF`) every one runs alone, to the same keys.
+    @Test(arguments: [true, false]) func matchingScryptKeystoresRunInPairs(pairs: Bool) async throws {
         let v3 =
             try Fixtures.json("vectors/geth_accounts_keystore_testdata_v3_test_vector.json") as! [String: [String: Any]]
         // 30_byte_key and 31_byte_key: scrypt n = 2, r = 8; the wiki page's: n = 2^18, r = 1, p = 8.
@@ -159,11 +160,12 @@ import WalletCrypto
             }
         }
         // Six slots: every job holds one at once; a long wait, so that a loaded machine still pairs them.
-        let pool = KeystoreDecryptionPool(configuration: .init(maxConcurrent: 6, pairingWait: .seconds(2)))
+        let pool = KeystoreDecryptionPool(
+            configuration: .init(maxConcurrent: 6, pairingWait: .seconds(2), pairsDecryptions: pairs))
         let keys = try await Self.decryptAtOnce(jobs.map { ($0.keystore, $0.password) }, on: pool)
         for (index, job) in jobs.enumerated() { #expect(keys[index]?.address == job.address, "job \(index)") }
         // Five keystores with n = 2, r = 8: two pairs and one alone; the wiki page's alone.
-        #expect(pool.pairsRun == 2)
+        #expect(pool.pairsRun == (pairs ? 2 : 0))
     }
 
     /// Every keystore decrypted on `pool` at once, each key by its position.

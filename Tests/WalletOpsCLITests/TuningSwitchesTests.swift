@@ -73,4 +73,14 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.standardOutput.contains("work  succeeded  50     50"), "\(result)")
     }
+
+    /// The commands' job services carry the keystore pairing switch to the import and reconcile steps.
+    @Test func theJobServicesCarryTheKeystorePairingSwitch() throws {
+        let out = CapturedOutput()
+        var context = Context(standardOutput: out, standardError: out)
+        let arguments = try TestTree.parsed(["core", "init"])
+        #expect(CoreCommandSupport.jobServices(arguments, context).keystoreDecryption.pairsDecryptions)
+        context.tuning = try Self.switches("keystore-pairs")
+        #expect(!CoreCommandSupport.jobServices(arguments, context).keystoreDecryption.pairsDecryptions)
+    }
 }

@@ -184,13 +184,14 @@ public struct ImportKeysAction: ChunkAction {
     /// The keys admitted and not yet answered, by keyed fingerprint: the duplicate window.
     let window = ImportWindow()
     /// Where keystores are decrypted (shared by the step's chunks).
-    let pool = KeystoreDecryptionPool()
+    let pool: KeystoreDecryptionPool
 
     /// An action for `configuration` against the signed-in core of the running command (`services`).
     public init(_ configuration: Configuration, services: JobServices) {
         self.configuration = configuration
         transport = MadeOnce { try await Self.makeTransport(configuration, services: services) }
         items = ImportItems.source(configuration)
+        pool = KeystoreDecryptionPool(configuration: services.keystoreDecryption)
     }
 
     /// An action for `configuration` that sends through `transport` (tests: a fake core).
@@ -198,6 +199,7 @@ public struct ImportKeysAction: ChunkAction {
         self.configuration = configuration
         self.transport = MadeOnce { transport }
         items = ImportItems.source(configuration)
+        pool = KeystoreDecryptionPool()
     }
 
     public var name: String { "jobs.import-keys" }

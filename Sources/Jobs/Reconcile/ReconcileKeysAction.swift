@@ -20,7 +20,7 @@ public struct ReconcileKeysAction: ChunkAction {
     /// The account's wallets by address, listed once (all pages) on the first chunk.
     let directory: MadeOnce<WalletDirectory>
     /// Where keystores are decrypted (shared by the step's chunks).
-    let pool = KeystoreDecryptionPool()
+    let pool: KeystoreDecryptionPool
 
     /// The output header (public contract).
     public static let header = ["source", "reference", "address", "status", "wallet_id"]
@@ -32,9 +32,14 @@ public struct ReconcileKeysAction: ChunkAction {
         case referenceMismatch = "reference-mismatch"
     }
 
-    /// An action that lists the wallets of `client()`'s account.
-    public init(_ configuration: ImportKeysAction.Configuration, client: @escaping @Sendable () throws -> WaasClient) {
+    /// An action that lists the wallets of `client()`'s account, decrypting keystores with `keystoreDecryption`.
+    public init(
+        _ configuration: ImportKeysAction.Configuration,
+        keystoreDecryption: KeystoreDecryptionPool.Configuration = .automatic(),
+        client: @escaping @Sendable () throws -> WaasClient
+    ) {
         self.configuration = configuration
+        pool = KeystoreDecryptionPool(configuration: keystoreDecryption)
         directory = MadeOnce {
             do {
                 return try await WalletDirectory.load(client: try client())

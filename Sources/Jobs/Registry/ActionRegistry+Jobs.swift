@@ -67,7 +67,7 @@ extension ActionRegistry {
                         + "subject's wallets are in its own account); reconcile the shared mode's imports")
             }
             let coreURL = configuration.coreURL
-            return ReconcileKeysAction(configuration) {
+            return ReconcileKeysAction(configuration, keystoreDecryption: services.keystoreDecryption) {
                 try services.client(coreURL: coreURL)
             }
         }
