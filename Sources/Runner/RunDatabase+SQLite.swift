@@ -9,10 +9,11 @@ struct SQLiteRunDatabaseQueue: RunDatabaseQueue {
     /// memory with the run without speed (docs/engine.md "Performance" has the measurement).
     static let pageCacheKibibytes = 4 * 1024
 
-    /// Opens (creating and migrating) the file at `path` with a page cache of ``pageCacheKibibytes``.
-    init(path: String) throws {
+    /// Opens (creating and migrating) the file at `path` with a page cache of `pageCacheKibibytes` (nil:
+    /// SQLite's default, `WALLETOPS_TUNING_OFF=run-store-page-cache`).
+    init(path: String, pageCacheKibibytes: Int? = Self.pageCacheKibibytes) throws {
         var configuration = SQLiteDatabase.Configuration.default
-        configuration.cacheKibibytes = Self.pageCacheKibibytes
+        configuration.cacheKibibytes = pageCacheKibibytes
         queue = try DatabaseQueue(path: path, configuration: configuration, migrations: RunStoreSchema.sqlite)
     }
 

@@ -26,18 +26,22 @@ public final class RunStore: Sendable {
             queue: SQLiteRunDatabaseQueue(path: path), pid: pid, host: host, staleLockAfter: staleLockAfter)
     }
 
+    /// The SQLite store's page cache unless a caller switches it off (docs/engine.md "Performance").
+    public static let sqlitePageCacheKibibytes = SQLiteRunDatabaseQueue.pageCacheKibibytes
+
     /// Opens (creating and migrating) the store `location` names: a PostgreSQL URL (`postgresql://` or
-    /// `postgres://`) or an SQLite file path.
+    /// `postgres://`) or an SQLite file path, the file's page cache `sqlitePageCacheKibibytes` (nil:
+    /// SQLite's default).
     ///
     /// - Throws: ``RunStoreError`` or the database's error, whose message never shows a URL's password.
     public convenience init(
         location: String, pid: Int32 = getpid(), host: String = RunStore.currentHost,
-        staleLockAfter: Duration = .seconds(60)
+        staleLockAfter: Duration = .seconds(60), sqlitePageCacheKibibytes: Int? = RunStore.sqlitePageCacheKibibytes
     ) throws {
         let queue: any RunDatabaseQueue =
             Self.isPostgresURL(location)
             ? try PostgresRunDatabaseQueue(url: location, applicationName: "walletops \(host):\(pid)")
-            : try SQLiteRunDatabaseQueue(path: location)
+            : try SQLiteRunDatabaseQueue(path: location, pageCacheKibibytes: sqlitePageCacheKibibytes)
         try self.init(queue: queue, pid: pid, host: host, staleLockAfter: staleLockAfter)
     }
 

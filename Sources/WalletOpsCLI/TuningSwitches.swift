@@ -20,6 +20,8 @@ public enum TuningMechanism: String, CaseIterable, Sendable {
     case immediateActions = "immediate-actions"
     /// Keystore scrypt decryptions run two at a time (`KeystoreDecryptionPool.Configuration.pairsDecryptions`).
     case keystorePairs = "keystore-pairs"
+    /// The SQLite run store's page cache above SQLite's default (`RunStore.sqlitePageCacheKibibytes`).
+    case runStorePageCache = "run-store-page-cache"
 }
 
 /// The tuning mechanisms this process runs without: `WALLETOPS_TUNING_OFF`, a comma-separated list of

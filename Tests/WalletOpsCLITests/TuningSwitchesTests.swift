@@ -1,4 +1,5 @@
 import Foundation
+import Runner
 import Testing
 
 @testable import WalletOpsCLI
@@ -82,5 +83,15 @@ import Testing
         #expect(CoreCommandSupport.jobServices(arguments, context).keystoreDecryption.pairsDecryptions)
         context.tuning = try Self.switches("keystore-pairs")
         #expect(!CoreCommandSupport.jobServices(arguments, context).keystoreDecryption.pairsDecryptions)
+    }
+
+    /// The run commands open an SQLite run store with SQLite's default cache when `run-store-page-cache` is off.
+    @Test func theRunHomeCarriesTheRunStoreCacheSwitch() throws {
+        let out = CapturedOutput()
+        var context = Context(standardOutput: out, standardError: out)
+        let arguments = try TestTree.parsed(["core", "init"])
+        #expect(RunHome(arguments, context: context).storePageCacheKibibytes == RunStore.sqlitePageCacheKibibytes)
+        context.tuning = try Self.switches("run-store-page-cache")
+        #expect(RunHome(arguments, context: context).storePageCacheKibibytes == nil)
     }
 }

@@ -9,9 +9,13 @@ struct RunHome {
     let home: WalletHome
     /// The run store: a PostgreSQL URL or an SQLite file path.
     let storeLocation: String
+    /// An SQLite store's page cache: the store's own, or SQLite's default with `run-store-page-cache` off.
+    let storePageCacheKibibytes: Int?
 
     init(_ arguments: ParsedArguments, context: Context) {
         home = arguments.home(in: context)
+        storePageCacheKibibytes =
+            context.tuning.isOn(.runStorePageCache) ? RunStore.sqlitePageCacheKibibytes : nil
         if let store = arguments.value(CommonOptions.store)
             ?? context.environment[CommonOptions.storeEnvironmentVariable],
             !store.isEmpty
@@ -57,7 +61,7 @@ struct RunHome {
                 "the run store '\(storeDisplay)' is neither a PostgreSQL URL (postgresql://...) nor a file path")
         }
         do {
-            return try RunStore(location: storeLocation)
+            return try RunStore(location: storeLocation, sqlitePageCacheKibibytes: storePageCacheKibibytes)
         } catch {
             throw CLIError.ioError("cannot open the run store \(storeDisplay): \(error)")
         }
