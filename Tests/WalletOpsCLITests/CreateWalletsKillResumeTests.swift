@@ -45,10 +45,15 @@ import Testing
         #expect(report.count("succeeded") == Self.count)
         #expect(report.count("failed") == 0 && report.count("rejected") == 0)
         let resumed = try #require(report.count("resumed"))
-        #expect(resumed >= seenAtLastKill, "resumed \(resumed) rows, \(seenAtLastKill) were in the output at the kill")
         // Nothing finished is sent again: the resumed run sent only the references without a checkpoint, and of
         // those only the ones in flight at the kill had been made already.
         let (sent, created, found) = (report.work("sent"), report.work("created"), report.work("found"))
+        // Rows written but not yet checkpointed at the kill are truncated and done again (docs/engine.md
+        // "Output sinks"): each was made already, so the resumed run finds it; the output is ahead of
+        // the checkpoint by no more than that.
+        #expect(
+            seenAtLastKill - resumed <= found,
+            "resumed \(resumed), \(seenAtLastKill) were in the output at the kill, \(found) found done")
         print("resumed run: \(resumed) rows resumed, sent \(sent), created \(created), found \(found) (sent again)")
         #expect(sent == Self.count - resumed, "sent \(sent), \(Self.count - resumed) references were left")
         #expect(report.work("requests") >= (sent + Self.batch - 1) / Self.batch, "at most a batch per request")

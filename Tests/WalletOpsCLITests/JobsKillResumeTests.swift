@@ -86,16 +86,21 @@ import Testing
         let final = try BuiltBinary.run(arguments, directory: world.scratch)
         // Rejected rows make the completed run exit 1 (the contract); nothing else may fail.
         #expect(final.status == 1, "\(final)")
-        // Nothing finished is done again: every row the output held at the last kill is one the resumed
-        // run found done (the round-1 import redid every batch from the first row).
+        // Nothing finished is done again: the resumed run found done every row the checkpoint held (the
+        // round-1 import redid every batch from the first row).
         let report = try RunReportFile(of: final)
         let resumed = try #require(report.count("resumed"))
-        #expect(resumed >= seenAtLastKill, "resumed \(resumed) rows, \(seenAtLastKill) were in the output at the kill")
         #expect(resumed < rowCount, "the resumed run had work left")
         #expect(report.count("succeeded") == count && report.count("rejected") == duplicates + bad)
         // Only rows without a checkpoint were sealed and sent (the bad ones never are); of those, only the ones
         // in flight at the kill had been imported already: the rows sent again.
         let (sent, found) = (report.work("sent"), report.work("found"))
+        // Rows written but not yet checkpointed at the kill are truncated and done again (docs/engine.md
+        // "Output sinks"): each was made already, so the resumed run finds it; the output is ahead of
+        // the checkpoint by no more than that.
+        #expect(
+            seenAtLastKill - resumed <= found,
+            "resumed \(resumed), \(seenAtLastKill) were in the output at the kill, \(found) found done")
         print("resumed run: \(resumed) rows resumed, sent \(sent), found \(found) (sent again)")
         #expect(sent > 0 && sent <= rowCount - resumed, "sent \(sent), \(rowCount - resumed) rows were left")
         #expect(report.work("imported") == count - importedBeforeResume)

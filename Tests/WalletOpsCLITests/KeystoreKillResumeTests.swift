@@ -63,11 +63,16 @@ import Testing
         let report = try RunReportFile(of: final)
         #expect(report.count("succeeded") == Self.files && report.count("rejected") == 0)
         let resumed = try #require(report.count("resumed"))
-        #expect(resumed >= seen, "resumed \(resumed) files, \(seen) were in the output at the kill")
         #expect(resumed < Self.files, "the resumed run had work left")
         // scrypt ran once per file without a checkpoint, never for one the killed run finished; of those files
         // only the ones in flight at the kill had been imported already.
         let (decrypted, found) = (report.work("decrypted"), report.work("found"))
+        // Rows written but not yet checkpointed at the kill are truncated and done again (docs/engine.md
+        // "Output sinks"): each was made already, so the resumed run finds it; the output is ahead of
+        // the checkpoint by no more than that.
+        #expect(
+            seen - resumed <= found,
+            "resumed \(resumed), \(seen) were in the output at the kill, \(found) found done")
         print(
             "resumed run: \(resumed) files resumed, decrypted \(decrypted), found \(found) (decrypted and sent again)")
         #expect(decrypted == Self.files - resumed, "decrypted \(decrypted), \(Self.files - resumed) files were left")
