@@ -46,13 +46,14 @@ public enum RFC3339 {
             }
             return value
         }
-        func expect(_ characters: UInt8...) -> Bool {
-            guard index < bytes.count, characters.contains(bytes[index]) else { return false }
+        /// Consumes `character` (or its other case `alternative`) when it comes next; no array per call.
+        func expect(_ character: UInt8, or alternative: UInt8? = nil) -> Bool {
+            guard index < bytes.count, bytes[index] == character || bytes[index] == alternative else { return false }
             index += 1
             return true
         }
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
-            expect(0x54, 0x74), let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A),
+            expect(0x54, or: 0x74), let hour = number(2), expect(0x3A), let minute = number(2), expect(0x3A),
             let second = number(2)
         else { return nil }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60,
@@ -71,7 +72,7 @@ public enum RFC3339 {
             guard index > start else { return nil }
         }
         var offset = 0
-        if expect(0x5A, 0x7A) {
+        if expect(0x5A, or: 0x7A) {
             offset = 0
         } else if index < bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D {
             let sign = bytes[index] == 0x2D ? -1 : 1

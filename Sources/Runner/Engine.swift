@@ -33,7 +33,7 @@ public final class Engine: Sendable {
         /// buys or to rule it out (docs/bench.md "Tuning mechanisms and how to switch them off").
         public var immediateActions: Bool
 
-        /// Defaults: real clock, flush every 200 ms or 1,000 outcomes, 10 s grace, immediate actions on.
+        /// Defaults (the parameters' values below): real clock, immediate actions on.
         public init(
             clock: any RunnerClock = SystemClock(), flushInterval: Duration = .milliseconds(200),
             flushBatch: Int = 1000, readBatch: Int = 256, window: Int = 1024, gracePeriod: Duration = .seconds(10),

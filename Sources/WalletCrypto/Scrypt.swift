@@ -199,9 +199,9 @@ extension Scrypt {
     /// Memory for scrypt derivations, kept from one to the next.
     ///
     /// Fresh memory per derivation (what libsodium's scrypt maps each call) costs the kernel a fault and a
-    /// zeroed page per 4 KiB of it, and two cores faulting at once wait on each other (docs/bench.md
-    /// "Keystore files" has the figures). A workspace maps its memory on first use, keeps it, maps a larger region when parameters
-    /// need more, and unmaps it when it goes away. Derivations through one workspace run one at a time
+    /// zeroed page for every page of it, and two cores faulting at once wait on each other (docs/bench.md
+    /// "Keystore files" has the figures). A workspace maps its memory on first use, keeps it, maps a larger
+    /// region when parameters need more, and unmaps it when it goes away. Derivations through one workspace run one at a time
     /// (a second waits for the first). The memory holds values derived from passwords, so it is left out
     /// of core dumps.
     public final class Workspace: Sendable {
