@@ -22,3 +22,13 @@ extension KeyType {
         }
     }
 }
+
+extension WalletType {
+    /// The wire's wallet type of a key of `type`.
+    public init(_ type: KeyType) {
+        switch type {
+        case .ethereum: self = .ethereum
+        case .solana: self = .solana
+        }
+    }
+}

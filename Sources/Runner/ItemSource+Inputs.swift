@@ -9,11 +9,15 @@ import Playbook
 /// fingerprint changed (unless the changes are accepted).
 extension ItemSource {
     /// The items of a declared input. The path template is rendered with `context` when the step starts
-    /// (each resume re-reads the input from the beginning); an unreadable input aborts the run.
+    /// (each resume re-reads the input from the beginning), a relative path read in `folder` (the run's);
+    /// an unreadable input aborts the run.
     public static func input(
-        _ declaration: InputDeclaration, context: TemplateContext, secretFields: Set<String> = [], count: Int? = nil
+        _ declaration: InputDeclaration, context: TemplateContext, folder: URL? = nil, secretFields: Set<String> = [],
+        count: Int? = nil
     ) -> ItemSource {
-        ItemSource(count: count) { InputItemIterator(declaration, context: context, secretFields: secretFields) }
+        ItemSource(count: count) {
+            InputItemIterator(declaration, context: context, folder: folder, secretFields: secretFields)
+        }
     }
 
     /// The elements of a list (a `for_each` template's value), keyed `index:<n>` (1-based).
@@ -59,17 +63,19 @@ enum ItemFields {
 private final class InputItemIterator: SynchronousItemIterator {
     private let declaration: InputDeclaration
     private let context: TemplateContext
+    private let folder: URL?
     private let secretFields: Set<String>
     private var reader: InputReader?
 
-    init(_ declaration: InputDeclaration, context: TemplateContext, secretFields: Set<String>) {
+    init(_ declaration: InputDeclaration, context: TemplateContext, folder: URL?, secretFields: Set<String>) {
         self.declaration = declaration
         self.context = context
+        self.folder = folder
         self.secretFields = secretFields
     }
 
     func nextItem() throws -> WorkItem? {
-        if reader == nil { reader = try InputReader(declaration, context: context) }
+        if reader == nil { reader = try InputReader(declaration, context: context, folder: folder) }
         // Text fields straight from the reader: a CSV row's own dictionary, no template value between.
         guard let item = try reader!.nextTextItem() else { return nil }
         if let single = item.single {

@@ -148,11 +148,12 @@ struct WorkerCommand: Command {
         }
         let varArguments = attributes.keys.filter { $0.hasPrefix("var.") }
             .sorted { Int($0.dropFirst(4)) ?? 0 < Int($1.dropFirst(4)) ?? 0 }.compactMap { attributes[$0] }
+        // The run's relative paths are the run's folder's: the context carries it to every file the run
+        // opens (inputs, actions' files, outputs); the process's working directory stays where it was.
         var here = context
         here.currentDirectory = URL(fileURLWithPath: folder, isDirectory: true)
-        // The run's relative paths are the run's folder's, for this process's file opens too (one run at a
-        // time).
-        guard FileManager.default.changeCurrentDirectoryPath(folder) else {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw WorkerRefusal(message: "run \(runID): its folder \(folder) is not on this host")
         }
         guard FileManager.default.fileExists(atPath: path) else {

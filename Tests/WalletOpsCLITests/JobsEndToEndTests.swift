@@ -125,6 +125,29 @@ import Testing
             ["count": "2", "type": "solana", "output": world.path("s.csv"), "reference_prefix": "sol"])
         #expect(solana.status == 0, "\(solana)")
         #expect(world.rows("s.csv").allSatisfy { $0["type"] == "solana" && !$0["address"]!.hasPrefix("0x") })
+        // A playbook's own `type` is read as the import's `type` column is (any case, trimmed); a type that
+        // is none of them is the step's usage error, before anything is made.
+        for (type, status) in [(" Solana ", Int32(0)), ("dogecoin", 64)] {
+            try Data(
+                """
+                name: typed
+                inputs:
+                  references: {range: "1"}
+                steps:
+                  - id: create
+                    action: jobs.create-wallets
+                    for_each: references
+                    with: {type: "\(type)", reference_prefix: typed, output: \(world.path("t.csv"))}
+                """.utf8
+            ).write(to: URL(fileURLWithPath: world.path("typed.yaml")))
+            let typed = try world.run(world.path("typed.yaml"), [:])
+            #expect(typed.status == status, "\(typed)")
+            if status == 0 {
+                #expect(world.rows("t.csv").map { $0["type"] } == ["solana"], "\(typed)")
+            } else {
+                #expect(typed.standardError.contains("type 'dogecoin' is not ethereum or solana"), "\(typed)")
+            }
+        }
         try Data("reference\nacct-1\ncustomer-a\nacct-2\ncustomer-b\n".utf8).write(
             to: URL(fileURLWithPath: world.path("refs.csv")))
         let fromCSV = try world.run(
@@ -136,8 +159,8 @@ import Testing
         let list = try BuiltBinary.run(
             ["wallet", "list", "--home", world.home.path] + (served ? ["--core", world.core] : []))
         #expect(list.status == 0, "\(list)")
-        // 7 acct + 2 sol + 2 customers, each once.
-        #expect(list.standardOutput.split(separator: "\n").filter { $0.contains("wal_") }.count == 11, "\(list)")
+        // 7 acct + 2 sol + 1 typed + 2 customers, each once.
+        #expect(list.standardOutput.split(separator: "\n").filter { $0.contains("wal_") }.count == 12, "\(list)")
     }
 
     // MARK: - import-keys

@@ -17,20 +17,24 @@ import Testing
         ]
     }
 
-    /// A worker on `store` with 2 s leases that exits after `idleExit` without work.
+    /// A worker on `store` with 2 s leases that exits after `idleExit` without work, started in `directory`
+    /// (nil: the world's folder).
     static func worker(
         _ world: JobsEndToEndTests.JobsWorld, store: String, tag: String, idleExit: String = "3s",
-        extra: [String] = []
+        extra: [String] = [], directory: URL? = nil
     ) throws -> (Process, URL) {
         try start(
             [
                 "worker", "--home", world.home.path, "--core", world.core, "--store", store, "--lease", "2s",
                 "--poll", "50ms", "--idle-exit", idleExit,
-            ] + extra, world: world, tag: tag)
+            ] + extra, world: world, tag: tag, directory: directory)
     }
 
-    /// Starts the built binary with output to `<tag>.log` in the world's folder.
-    static func start(_ arguments: [String], world: JobsEndToEndTests.JobsWorld, tag: String) throws -> (Process, URL) {
+    /// Starts the built binary with output to `<tag>.log` in the world's folder, in `directory` (nil: the
+    /// world's folder).
+    static func start(
+        _ arguments: [String], world: JobsEndToEndTests.JobsWorld, tag: String, directory: URL? = nil
+    ) throws -> (Process, URL) {
         let log = URL(fileURLWithPath: world.path("\(tag).log"))
         try Data().write(to: log)
         let output = try FileHandle(forWritingTo: log)
@@ -40,7 +44,7 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
-        process.currentDirectoryURL = world.scratch
+        process.currentDirectoryURL = directory ?? world.scratch
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "WALLETOPS_HOME")
         environment.removeValue(forKey: "WALLETOPS_CORE")
@@ -92,7 +96,12 @@ import Testing
     @Test func twoWorkersJoinARunAndEachWalletIsMadeOnce() throws {
         let store = try TestPostgres.freshDatabase()
         let world = try JobsEndToEndTests.JobsWorld(served: true)
-        let workers = try (0..<2).map { try Self.worker(world, store: store, tag: "worker\($0)") }
+        // The workers start in another folder: nothing of the run (its output `w.csv`) lands there.
+        let elsewhere = URL(fileURLWithPath: world.path("elsewhere"), isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let workers = try (0..<2).map {
+            try Self.worker(world, store: store, tag: "worker\($0)", directory: elsewhere)
+        }
         let run = try BuiltBinary.run(Self.createCommand(world, store: store), directory: world.scratch)
         #expect(run.status == 0, "\(run)")
         for (process, _) in workers { process.waitUntilExit() }
@@ -104,6 +113,7 @@ import Testing
             "the workers worked some of the run: \(workers.map { world.read($0.1.lastPathComponent) })")
         #expect(run.standardOutput.contains("succeeded  \(Self.count)"), "\(run)")
         try Self.expectEachWalletOnce(world)
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("w.csv").path))
         print("WorkerEndToEndTests: the workers made \(shared) of \(Self.count) wallets")
         // From any host (another home): the run, its counts and its chunks.
         let status = try BuiltBinary.run(["status", "1", "--store", store, "--home", world.path("elsewhere")])

@@ -81,7 +81,11 @@ public struct ImportKeysAction: ChunkAction {
 
     /// What to import.
     public struct Configuration: Sendable {
+        /// The input file or folder as the playbook names it, in messages and the rejects' `file`.
         public var input: String
+        /// The input to open: `input` with a relative path resolved in the run's folder
+        /// (``JobServices/path(_:)``), never the process's working directory.
+        public var inputLocation: String
         public var format: Format
         /// The key type when the format leaves it open (CSV rows without `type`, raw files).
         public var type: KeyType?
@@ -154,9 +158,10 @@ public struct ImportKeysAction: ChunkAction {
         public init(
             input: String, format: Format, type: KeyType?, passwords: PasswordSource?, output: String,
             rejects: String, referencePrefix: String = "import", concurrency: Int = 0, batchSize: Int = 0,
-            coreURL: URL? = nil, attestationRoot: String? = nil, perUser: PerUser? = nil
+            coreURL: URL? = nil, attestationRoot: String? = nil, perUser: PerUser? = nil, inputLocation: String? = nil
         ) {
             self.input = input
+            self.inputLocation = inputLocation ?? input
             self.format = format
             self.type = type
             self.passwords = passwords

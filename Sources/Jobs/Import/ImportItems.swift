@@ -28,18 +28,20 @@ enum ImportItems {
     static func count(_ configuration: ImportKeysAction.Configuration) -> Int? {
         switch configuration.format {
         case .hexCSV, .base58CSV:
-            return CSVKeyReader.countDataRows(path: configuration.input)
+            return CSVKeyReader.countDataRows(path: configuration.inputLocation)
         case .mnemonicCSV:
             // The accounts the rows ask for, from their count and indices cells (no phrase is derived).
-            guard let reader = try? CSVKeyReader(path: configuration.input, kind: .phrases) else { return nil }
+            guard let reader = try? CSVKeyReader(path: configuration.inputLocation, kind: .phrases) else { return nil }
             var total = 0
             while let row = try? reader.nextPhraseRow() { total += row.recordCount }
             return total
         case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
-            return try? DirectoryListing(directory: configuration.input).entries.count
+            return try? DirectoryListing(directory: configuration.inputLocation).entries.count
         case .mnemonicDirectory:
             // Every file asks for the same accounts (a file that cannot be read is one refused row).
-            guard let files = try? DirectoryListing(directory: configuration.input).entries.count else { return nil }
+            guard let files = try? DirectoryListing(directory: configuration.inputLocation).entries.count else {
+                return nil
+            }
             let settings = configuration.phrases
             let accounts = (try? PhraseRow.accountIndices(count: settings.count, indices: settings.indices).count) ?? 1
             return files * max(1, accounts)
@@ -119,14 +121,14 @@ private final class ImportItemIterator: SynchronousItemIterator {
 
     private func open() throws -> Reader {
         if let reader { return reader }
-        let input = configuration.input
+        let (input, location) = (configuration.input, configuration.inputLocation)
         let opened: Reader
         do {
             switch configuration.format {
             case .hexCSV, .base58CSV, .mnemonicCSV:
                 let phrases = configuration.format == .mnemonicCSV
                 let csv = try CSVKeyReader(
-                    path: input,
+                    path: location,
                     defaultType: phrases
                         ? configuration.type
                         : configuration.type ?? (configuration.format == .hexCSV ? .ethereum : .solana),
@@ -143,9 +145,9 @@ private final class ImportItemIterator: SynchronousItemIterator {
             case .rawDirectory where configuration.type == nil:
                 throw JobsError(.invalidInput, "format raw-dir needs type (ethereum or solana)")
             case .keystoreDirectory, .solanaJSONDirectory, .rawDirectory:
-                opened = .files(try DirectoryListing(directory: input).entries, next: 0)
+                opened = .files(try DirectoryListing(directory: location).entries, next: 0)
             case .mnemonicDirectory:
-                opened = .phraseFiles(try DirectoryListing(directory: input).entries, next: 0)
+                opened = .phraseFiles(try DirectoryListing(directory: location).entries, next: 0)
             }
         } catch let error as KeyFormatError {
             throw JobsError.input(input, error)

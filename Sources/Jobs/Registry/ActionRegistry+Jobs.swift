@@ -204,13 +204,16 @@ extension ActionRequest {
         return mode
     }
 
-    /// The `type` parameter as a wallet type (default ethereum).
+    /// The `type` parameter as a wallet type: absent or empty is ethereum, else `KeyType(cell:)`'s spellings
+    /// (ethereum, evm, solana; any case, trimmed).
     func walletType() throws -> WalletType {
-        switch try text("type") ?? "ethereum" {
-        case "", "ethereum", "evm": return .ethereum
-        case "solana": return .solana
-        case let other: throw ActionSetupError.usage("step '\(step.id)': type '\(other)' is not ethereum or solana")
+        let text = try text("type") ?? ""
+        if text.isEmpty { return .ethereum }
+        // Read as the import's `type` column is: one spelling of each key type for the whole tool.
+        guard let type = KeyType(cell: text) else {
+            throw ActionSetupError.usage("step '\(step.id)': type '\(text)' is not ethereum or solana")
         }
+        return WalletType(type)
     }
 
     /// The served core of the job, or nil for the embedded core. Precedence: the run command's `--core`
@@ -271,7 +274,8 @@ extension ActionRequest {
             referencePrefix: try request.text("reference_prefix").flatMap { $0.isEmpty ? nil : $0 } ?? "import",
             concurrency: try request.integer("concurrency") ?? 0,
             batchSize: try request.integer("batch") ?? 0, coreURL: try request.coreURL(),
-            attestationRoot: try request.text("attestation_root"), perUser: perUser)
+            attestationRoot: try request.text("attestation_root"), perUser: perUser,
+            inputLocation: try request.requiredPath("input"))
         if let gapLimit = try request.integer("gap_limit"), gapLimit != 0 {
             guard (1...PhraseRow.maximumAccounts).contains(gapLimit) else {
                 throw ActionSetupError.usage(
@@ -317,7 +321,7 @@ extension ActionRequest {
     func warnOfIgnoredColumns(_ configuration: ImportKeysAction.Configuration) {
         guard configuration.format.isCSV,
             let reader = try? CSVKeyReader(
-                path: configuration.input, kind: configuration.format == .mnemonicCSV ? .phrases : .keys,
+                path: configuration.inputLocation, kind: configuration.format == .mnemonicCSV ? .phrases : .keys,
                 columnNames: configuration.columnNames),
             !reader.ignoredColumns.isEmpty
         else { return }

@@ -14,15 +14,20 @@ public enum DirectoryLister {
     }
 
     /// The files of `directory` whose names match `glob` (all if `nil`), sorted by name in byte order.
-    /// Hidden files (starting with `.`) are listed only when the glob itself starts with `.`.
+    /// Hidden files (starting with `.`) are listed only when the glob itself starts with `.`. A relative
+    /// `directory` is read in `folder` (nil: the process's working directory); the entries' paths join
+    /// `directory` as given.
     ///
     /// - Throws: ``InputError`` if the directory cannot be read.
-    public static func list(directory: String, glob: String? = nil) throws(InputError) -> [Entry] {
+    public static func list(directory: String, glob: String? = nil, in folder: URL? = nil) throws(InputError)
+        -> [Entry]
+    {
+        let opened = InputReader.fileURL(directory, in: folder).path
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            names = try FileManager.default.contentsOfDirectory(atPath: opened)
         } catch {
-            let exists = FileManager.default.fileExists(atPath: directory)
+            let exists = FileManager.default.fileExists(atPath: opened)
             throw InputError(
                 file: directory, message: exists ? "cannot list the directory" : "no such directory",
                 problem: exists ? .unreadable : .missing)
@@ -34,7 +39,9 @@ public enum DirectoryLister {
             if let pattern, !pattern.matches(name) { continue }
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            let openedPath = opened.hasSuffix("/") ? opened + name : opened + "/" + name
+            guard FileManager.default.fileExists(atPath: openedPath, isDirectory: &isDirectory), !isDirectory.boolValue
+            else {
                 continue
             }
             entries.append(Entry(name: name, path: path))

@@ -3,6 +3,8 @@ import Foundation
 /// Streams the items of a declared input: CSV rows, JSON Lines values, or directory entries.
 ///
 /// The input's path template is rendered with the given context (vars and env; secrets are not available).
+/// A relative path is opened in the folder the reader is given, never the process's working directory: a
+/// worker runs each joined run in that run's own folder.
 public final class InputReader {
     private enum Backend {
         case csv(CSVReader)
@@ -13,17 +15,17 @@ public final class InputReader {
 
     /// The input being read.
     public let declaration: InputDeclaration
-    /// The rendered path.
+    /// The rendered path, as typed (relative paths stay relative; a directory's entries carry it).
     public let path: String
     private var backend: Backend
     private var count = 0
 
-    /// Opens an input.
+    /// Opens an input, a relative path in `folder` (nil: the process's working directory).
     ///
     /// - Throws: ``InputError`` if the path template fails or the file cannot be opened.
-    public init(_ declaration: InputDeclaration, context: TemplateContext, chunkSize: Int = 65_536)
-        throws(InputError)
-    {
+    public init(
+        _ declaration: InputDeclaration, context: TemplateContext, folder: URL? = nil, chunkSize: Int = 65_536
+    ) throws(InputError) {
         self.declaration = declaration
         var context = context
         context.allowsSecrets = false
@@ -32,16 +34,17 @@ public final class InputReader {
         } catch {
             throw InputError(file: declaration.name, message: "input path: \(error.message)")
         }
+        let url = Self.fileURL(path, in: folder)
         switch declaration.source {
         case .csv(_, let columns, let header, let delimiter):
             backend = .csv(
                 try CSVReader(
-                    url: URL(fileURLWithPath: path), header: header, columns: columns, delimiter: delimiter,
+                    url: url, header: header, columns: columns, delimiter: delimiter,
                     chunkSize: chunkSize))
         case .jsonl:
-            backend = .jsonl(try JSONLReader(url: URL(fileURLWithPath: path), chunkSize: chunkSize))
+            backend = .jsonl(try JSONLReader(url: url, chunkSize: chunkSize))
         case .directory(_, let glob):
-            backend = .directory(try DirectoryLister.list(directory: path, glob: glob), 0)
+            backend = .directory(try DirectoryLister.list(directory: path, glob: glob, in: folder), 0)
         case .range:
             guard let count = Int(path.trimmingCharacters(in: .whitespaces)), count >= 0 else {
                 throw InputError(
@@ -49,6 +52,13 @@ public final class InputReader {
             }
             backend = .range(count: count, next: 1)
         }
+    }
+
+    /// `path` as a file URL relative to `folder` (nil: the process's working directory): its `path` is the
+    /// one to open, its `relativePath` the one typed, which errors name.
+    static func fileURL(_ path: String, in folder: URL?) -> URL {
+        guard let folder else { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: folder.path, isDirectory: true))
     }
 
     /// Reads the rest of the input only to count its items, checking it as ``next()`` would (it throws

@@ -84,7 +84,9 @@ struct PreparedRun {
             if countInputs {
                 do {
                     // Checked like the run will read it (a bad row stops the command here), not built.
-                    inputCounts[name] = try InputReader(declaration, context: publicContext).countRemaining()
+                    inputCounts[name] = try InputReader(
+                        declaration, context: publicContext, folder: cli.currentDirectory
+                    ).countRemaining()
                 } catch {
                     cli.standardError.writeLine("Error: input '\(name)': \(redactor.redact(error.description))")
                     switch error.inputProblem {
@@ -126,7 +128,9 @@ struct PreparedRun {
                             throw CLIError.usage("step '\(step.id)': unknown input '\(name)'")
                         }
                         totals[step.id] = inputCounts[name]
-                        return ItemSource.input(declaration, context: publicContext, count: inputCounts[name])
+                        return ItemSource.input(
+                            declaration, context: publicContext, folder: cli.currentDirectory,
+                            count: inputCounts[name])
                     case .template(let template) where template.references.contains { $0.root == "steps" }:
                         // A list an earlier step made: evaluated when this step starts, from its outputs.
                         totals.updateValue(nil, forKey: step.id)
