@@ -201,9 +201,9 @@ extension Scrypt {
     /// Fresh memory per derivation (what libsodium's scrypt maps each call) costs the kernel a fault and a
     /// zeroed page for every page of it, and two cores faulting at once wait on each other (docs/bench.md
     /// "Keystore files" has the figures). A workspace maps its memory on first use, keeps it, maps a larger
-    /// region when parameters need more, and unmaps it when it goes away. Derivations through one workspace run one at a time
-    /// (a second waits for the first). The memory holds values derived from passwords, so it is left out
-    /// of core dumps.
+    /// region when parameters need more, and unmaps it when it goes away. Derivations through one workspace
+    /// run one at a time (a second waits for the first). The memory holds values derived from passwords, so
+    /// it is left out of core dumps.
     public final class Workspace: Sendable {
         /// The region as plain numbers, so the mutex holds only Sendable state.
         private struct Mapping {

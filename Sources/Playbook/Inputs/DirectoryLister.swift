@@ -39,11 +39,11 @@ public enum DirectoryLister {
             if let pattern, !pattern.matches(name) { continue }
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var isDirectory: ObjCBool = false
-            let openedPath = opened.hasSuffix("/") ? opened + name : opened + "/" + name
-            guard FileManager.default.fileExists(atPath: openedPath, isDirectory: &isDirectory), !isDirectory.boolValue
-            else {
-                continue
-            }
+            guard
+                FileManager.default.fileExists(
+                    atPath: InputReader.fileURL(path, in: folder).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
             entries.append(Entry(name: name, path: path))
         }
         return entries.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
