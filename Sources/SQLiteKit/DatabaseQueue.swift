@@ -13,17 +13,19 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
     public let path: String
 
-    /// Opens the database at `path` and runs `migrations` on the queue before returning.
+    /// Opens the database at `path` and runs `migrations` on the queue before returning; nil leaves the
+    /// schema alone, for a connection beside the one that owns it (which refuses a schema newer than its
+    /// migrations).
     public init(
         path: String, configuration: SQLiteDatabase.Configuration = .default,
-        migrations: [SQLiteDatabase.Migration] = []
+        migrations: [SQLiteDatabase.Migration]? = []
     ) throws {
         let queue = DispatchQueue(label: "walletops.sqlite")
         self.queue = queue
         self.path = path
         self.database = try queue.sync {
             let db = try SQLiteDatabase(path: path, configuration: configuration)
-            try db.migrate(migrations)
+            if let migrations { try db.migrate(migrations) }
             return db
         }
     }
@@ -41,6 +43,12 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Runs `body` inside an immediate transaction on the queue (committed when it returns).
     public func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
         try await read { db in try db.transaction(.immediate) { try body(db) } }
+    }
+
+    /// Runs `body` with the connection on the queue, after what is queued before it; the caller does not
+    /// wait for it.
+    public func enqueue(_ body: @escaping @Sendable (SQLiteDatabase) -> Void) {
+        queue.async { body(self.database) }
     }
 
     /// Runs `body` on the queue and blocks the calling thread until it finishes. For setup code and

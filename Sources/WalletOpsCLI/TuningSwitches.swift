@@ -12,6 +12,8 @@ public enum TuningMechanism: String, CaseIterable, Sendable {
     case flusherThread = "flusher-thread"
     /// The core store's page cache above SQLite's default (``CoreStore/Tuning/pageCacheKibibytes``).
     case pageCache = "page-cache"
+    /// The core store's WAL copied back on a connection of its own (``CoreStore/Tuning/checkpointsInBackground``).
+    case backgroundCheckpoint = "background-checkpoint"
     /// scrypt's memory filled by the kernel when mapped (`Scrypt.Workspace.prefaultsMemoryByDefault`).
     case scryptPrefault = "scrypt-prefault"
     /// One-block SHA-256 through libsodium (`SHA256.hashesOneBlockThroughLibsodium`).
@@ -70,6 +72,7 @@ public struct TuningSwitches: Sendable, Equatable {
         if !isOn(.pageCache) { tuning.pageCacheKibibytes = nil }
         if !isOn(.flusherThread) { tuning.flushesOnOwnThread = false }
         if !isOn(.heapTrim) { tuning.returnsFreedMemoryAfterBulkCommits = false }
+        if !isOn(.backgroundCheckpoint) { tuning.checkpointsInBackground = false }
         return tuning
     }
 

@@ -17,6 +17,11 @@ extension CoreStore {
         /// After a group commit of bulk weight, the heap's freed pages go back to the system
         /// (``SQLiteKit/SQLiteDatabase/returnFreedMemory()``), so memory stays flat as imports go on.
         public var returnsFreedMemoryAfterBulkCommits = true
+        /// The WAL is copied back to the database on a connection of its own (``SQLiteKit/WALCheckpointer``),
+        /// asked every ``CoreStore/backgroundCheckpointFrames``, rather than by the writer every
+        /// ``CoreStore/walRestartFrames`` and at the close. Why: the copy of a bulk import's pages, and of
+        /// the log a killed process left, no longer waits at the end of a run (docs/bench.md "Resume").
+        public var checkpointsInBackground = true
 
         /// Every mechanism on.
         public init() {}

@@ -21,6 +21,9 @@ public final class CoreStore: Sendable {
     private let flusher: Flusher
     /// What this store was opened with.
     let tuning: Tuning
+    /// Copies the WAL back off the writer's thread (``Tuning/checkpointsInBackground``); nil when the writer
+    /// does it alone.
+    let checkpointer: WALCheckpointer?
     private let pending = Mutex(PendingWrites())
 
     private struct PendingWrites {
@@ -64,19 +67,25 @@ public final class CoreStore: Sendable {
         configuration.synchronous = .full
         // Without spilling, a transaction's dirty pages stay in memory until its commit (bounded by the group
         // commit), so a batch never writes the same page many times; clean pages are capped by the page cache
-        // (``Tuning/pageCacheKibibytes``). A larger checkpoint interval copies a page rewritten by successive
-        // batches back to the database once rather than per batch.
+        // (``Tuning/pageCacheKibibytes``).
         configuration.cacheKibibytes = tuning.pageCacheKibibytes
         configuration.cacheSpill = false
-        configuration.walAutocheckpointPages = 8192
+        if !tuning.checkpointsInBackground { configuration.walAutocheckpointPages = Self.walRestartFrames }
         // Every request runs in a savepoint, whose journal keeps the first image of each page it changes:
         // in memory (a batch's pages at most) rather than a write to a file under /var/tmp per page.
         configuration.temporaryStorageInMemory = true
         queue = try DatabaseQueue(path: url.path, configuration: configuration, migrations: CoreSchema.migrations)
+        let checkpointer =
+            tuning.checkpointsInBackground
+            ? try WALCheckpointer(path: url.path, configuration: Self.checkpointerConfiguration) : nil
+        self.checkpointer = checkpointer
         queue.sync { db in
             db.attach(SettledAddressKeyFilter(buildAfter: addressKeyTiers.filterBuildAfter))
             db.attach(RecentAddressKeys(capacity: addressKeyTiers.indexCapacity))
+            if let checkpointer { Self.observeCommits(of: db, checkpointer) }
         }
+        // The log a killed process left is copied back while this one starts its work.
+        checkpointer?.request()
         // Opened after the writer has migrated the schema; SQLite's default 2 MiB cache.
         var readerConfiguration = SQLiteDatabase.Configuration.default
         readerConfiguration.flags = [.readWrite]
@@ -93,6 +102,43 @@ public final class CoreStore: Sendable {
     deinit {
         // The flusher thread finds the store gone and ends.
         if case .thread(let signal) = flusher { signal.signal() }
+        // A copy under way ends before the connections close; the last to close copies what is left.
+        checkpointer?.drain()
+    }
+
+    /// WAL frames (pages) between two requests to the background copy (``Tuning/checkpointsInBackground``):
+    /// what is left for the close at most, about. A larger interval copies a page rewritten by successive
+    /// group commits back once rather than per commit.
+    static let backgroundCheckpointFrames = 2048
+
+    /// WAL frames at which the writer copies the log back itself (PASSIVE), so that its next transaction
+    /// writes the log from its start: the log's size, about. Without the background copy, SQLite's
+    /// automatic checkpoint at this interval (`wal_autocheckpoint`).
+    static let walRestartFrames = 8192
+
+    /// The background copy's connection: the writer's durability (a FULL sync of both files per copy), no
+    /// migrations (the writer ran them), SQLite's default cache (a copy reads frames from the log, not pages
+    /// through the cache).
+    private static var checkpointerConfiguration: SQLiteDatabase.Configuration {
+        var configuration = SQLiteDatabase.Configuration.default
+        configuration.flags = [.readWrite]
+        configuration.synchronous = .full
+        return configuration
+    }
+
+    /// Asks `checkpointer` for a copy each ``backgroundCheckpointFrames`` the writer `db` commits, and has the
+    /// writer copy what is left and restart the log at ``walRestartFrames``.
+    private static func observeCommits(of db: SQLiteDatabase, _ checkpointer: WALCheckpointer) {
+        var nextRequest = backgroundCheckpointFrames
+        db.observeWALCommits { frames in
+            // The log restarted: count from its start again.
+            if frames < nextRequest - backgroundCheckpointFrames { nextRequest = backgroundCheckpointFrames }
+            if frames >= nextRequest {
+                nextRequest = frames + backgroundCheckpointFrames
+                checkpointer.request()
+            }
+            return frames >= walRestartFrames
+        }
     }
 
     /// Starts the long-lived flusher thread when the group commits run on one (``Tuning/flushesOnOwnThread``).

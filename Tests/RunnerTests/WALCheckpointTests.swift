@@ -1,0 +1,88 @@
+import Foundation
+import SQLiteKit
+import Testing
+
+/// The WAL hooks of SQLiteKit: a commit observer in place of the automatic checkpoint, and a checkpointer
+/// that copies the log back on a connection of its own.
+@Suite struct WALCheckpointTests {
+    /// A WAL database with a table of page-sized rows; `pagesPerInsert` rows go in per ``insert(_:)``.
+    static func database(_ dir: TempDirectory) throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: dir.path("w.sqlite"))
+        try db.execute("CREATE TABLE t(v BLOB)")
+        return db
+    }
+
+    /// One transaction of `rows` rows of 3,000 bytes: a page each.
+    static func insert(_ rows: Int, into db: SQLiteDatabase) throws {
+        try db.transaction(.immediate) {
+            for _ in 0..<rows { try db.execute("INSERT INTO t VALUES (zeroblob(3000))") }
+        }
+    }
+
+    /// The frames of `path`'s WAL file, from its size (32-byte header, 24 + page bytes a frame).
+    static func walFrames(_ path: String, pageSize: Int = 4096) -> Int {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        return size <= 32 ? 0 : (size - 32) / (24 + pageSize)
+    }
+
+    @Test func theObserverSeesEachCommitsFramesAndRestartsTheLogWhenItSaysSo() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try Self.database(dir)
+        let seen = Box<[Int]>([])
+        db.observeWALCommits { frames in
+            seen.value.append(frames)
+            return frames >= 300
+        }
+        // The automatic checkpoint is gone: SQLite reports 0 for a hook of the caller's.
+        #expect(try db.scalarInt("PRAGMA wal_autocheckpoint") == 0)
+        for _ in 0..<4 { try Self.insert(100, into: db) }
+        #expect(seen.value.count == 4)
+        #expect(seen.value[0] < seen.value[1] && seen.value[1] < seen.value[2], "\(seen.value)")
+        #expect(seen.value[2] >= 300)
+        // The third commit's checkpoint copied the log back: the fourth wrote it from its start.
+        #expect(seen.value[3] < seen.value[2], "\(seen.value)")
+        // Without the restart the log would hold four commits' frames.
+        #expect(Self.walFrames(db.path) < seen.value[2] + 10)
+    }
+
+    @Test func aPassiveCheckpointCopiesEveryFrameWhenNothingReads() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try Self.database(dir)
+        db.observeWALCommits { _ in false }
+        try Self.insert(200, into: db)
+        let (frames, copied) = try db.checkpointPassively()
+        #expect(frames >= 200)
+        #expect(copied == frames)
+    }
+
+    @Test func theCheckpointerCopiesOnItsOwnConnectionAndCoalescesRequests() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try Self.database(dir)
+        db.observeWALCommits { _ in false }
+        let checkpointer = try WALCheckpointer(path: db.path, configuration: .default)
+        try Self.insert(200, into: db)
+        checkpointer.drain()
+        #expect(checkpointer.completedCopies == 0)
+        checkpointer.request()
+        checkpointer.drain()
+        #expect(checkpointer.completedCopies == 1)
+        // Copied: the writer's own checkpoint finds nothing left to copy.
+        let (frames, copied) = try db.checkpointPassively()
+        #expect(frames >= 200 && copied == frames)
+        // Requests made while one is queued are one copy; the copies after the drain a new one.
+        let before = checkpointer.completedCopies
+        for _ in 0..<50 { checkpointer.request() }
+        checkpointer.drain()
+        #expect(checkpointer.completedCopies - before >= 1)
+        #expect(checkpointer.completedCopies - before < 50)
+    }
+}
+
+/// A mutable value for a closure that runs on the caller's thread.
+private final class Box<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
