@@ -79,7 +79,7 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(10)
             let log = database + "-wal"
             while (closing != nil || FileManager.default.fileExists(atPath: log)) && ContinuousClock.now < deadline {
-                await Task.yield()
+                try await Task.sleep(for: .milliseconds(5))
             }
             #expect(closing == nil, "the store was not released")
             #expect(!FileManager.default.fileExists(atPath: log), "the close left a log")

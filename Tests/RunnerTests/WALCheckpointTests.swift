@@ -5,7 +5,7 @@ import Testing
 /// The WAL hooks of SQLiteKit: a commit observer in place of the automatic checkpoint, and a checkpointer
 /// that copies the log back on a connection of its own.
 @Suite struct WALCheckpointTests {
-    /// A WAL database with a table of page-sized rows; `pagesPerInsert` rows go in per ``insert(_:)``.
+    /// A new WAL database with the table ``insert(_:into:)`` fills.
     static func database(_ dir: TempDirectory) throws -> SQLiteDatabase {
         let db = try SQLiteDatabase(path: dir.path("w.sqlite"))
         try db.execute("CREATE TABLE t(v BLOB)")
@@ -29,21 +29,21 @@ import Testing
         let dir = try TempDirectory()
         defer { dir.remove() }
         let db = try Self.database(dir)
-        let seen = Box<[Int]>([])
+        var seen: [Int] = []
         db.observeWALCommits { frames in
-            seen.value.append(frames)
+            seen.append(frames)
             return frames >= 300
         }
         // The automatic checkpoint is gone: SQLite reports 0 for a hook of the caller's.
         #expect(try db.scalarInt("PRAGMA wal_autocheckpoint") == 0)
         for _ in 0..<4 { try Self.insert(100, into: db) }
-        #expect(seen.value.count == 4)
-        #expect(seen.value[0] < seen.value[1] && seen.value[1] < seen.value[2], "\(seen.value)")
-        #expect(seen.value[2] >= 300)
+        #expect(seen.count == 4)
+        #expect(seen[0] < seen[1] && seen[1] < seen[2], "\(seen)")
+        #expect(seen[2] >= 300)
         // The third commit's checkpoint copied the log back: the fourth wrote it from its start.
-        #expect(seen.value[3] < seen.value[2], "\(seen.value)")
+        #expect(seen[3] < seen[2], "\(seen)")
         // Without the restart the log would hold four commits' frames.
-        #expect(Self.walFrames(db.path) < seen.value[2] + 10)
+        #expect(Self.walFrames(db.path) < seen[2] + 10)
     }
 
     @Test func aPassiveCheckpointCopiesEveryFrameWhenNothingReads() throws {
@@ -79,10 +79,4 @@ import Testing
         #expect(checkpointer.completedCopies - before >= 1)
         #expect(checkpointer.completedCopies - before < 50)
     }
-}
-
-/// A mutable value for a closure that runs on the caller's thread.
-private final class Box<Value> {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

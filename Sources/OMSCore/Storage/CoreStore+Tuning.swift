@@ -20,7 +20,7 @@ extension CoreStore {
         /// The WAL is copied back to the database on a connection of its own (``SQLiteKit/WALCheckpointer``),
         /// asked every ``CoreStore/backgroundCheckpointFrames``, rather than by the writer every
         /// ``CoreStore/walRestartFrames`` and at the close. Why: the copy of a bulk import's pages, and of
-        /// the log a killed process left, no longer waits at the end of a run (docs/bench.md "Resume").
+        /// the log a killed process left, no longer waits at the end of a run (docs/core.md "Storage").
         public var checkpointsInBackground = true
 
         /// Every mechanism on.
