@@ -13,6 +13,11 @@ TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo
 # CPU per key than four; built for Haswell, eight lanes took 1.4-1.75x the time of four (docs/bench.md).
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU)) \
 	$(if $(filter skylake-avx512,$(TARGET_CPU)),-Xswiftc -DED25519_EIGHT_LANES)
+# Release builds link the Swift runtime and Foundation into the binary (--static-swift-stdlib): a command
+# starts without binding the symbols of some forty shared libraries, and its calls into the runtime
+# (retain, release) go straight rather than through the PLT. The toolchain's lld links them: gold warns
+# about a mktemp reference inside the static Foundation (docs/bench.md "The build target").
+RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources fuzz/Sources ctcheck/Sources
 # Debug builds compile scrypt's kernel with optimization too (Package.swift, scryptKernelSettings).
 export WALLETOPS_OPTIMIZE_SCRYPT_KERNEL = 1
@@ -49,13 +54,13 @@ demo: bootstrap
 ## make bench: the cases of issue 9 through the real CLI beside the Python peers and the C floors, one
 ## table (release build; docs/bench.md). BENCH_SCALE=full adds the 1,000,000-row scaling rows.
 bench: bootstrap
-	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
-	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
+	$(SWIFT) build -c release $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product walletops-bench
+	$(SWIFT) build -c release $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product walletops
 	scripts/bench.sh
 
 ## make bench-micro: the in-process micro tables (crypto, ed25519, engine, core, access, import).
 bench-micro: bootstrap
-	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops-bench
+	$(SWIFT) build -c release $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product walletops-bench
 	scripts/bench-micro.sh
 
 ## make fuzz: each parser of outside input under libFuzzer for FUZZ_SECONDS (default 20) seconds, seeded
@@ -92,7 +97,7 @@ clean:
 ## make install PREFIX=/usr/local: the release binary, the jobs' playbooks and the bash completion.
 PREFIX ?= /usr/local
 install: bootstrap
-	$(SWIFT) build -c release $(SWIFT_FLAGS) --product walletops
+	$(SWIFT) build -c release $(SWIFT_FLAGS) $(RELEASE_FLAGS) --product walletops
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/walletops/jobs \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/walletops" $(DESTDIR)$(PREFIX)/bin/walletops

@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev    # embedded core and run checkpoints
   libmicrohttpd-dev # the core's HTTP server
   libpq-dev         # PostgreSQL's client library: the run store shared by several machines (issue 24)
+  libcurl4-openssl-dev # release builds link Foundation statically, and FoundationNetworking needs libcurl
   postgresql-15     # the server for the tests and local use (scripts/postgres.sh makes throwaway clusters)
   valgrind          # make ct-check: memcheck with the secrets marked undefined (issue 28)
   chromium          # the usage report's HTML rendered headless, screenshot and PDF (issue 26)
