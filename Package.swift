@@ -58,11 +58,14 @@ let package = Package(
         // The WaaS core: handlers, storage, custody, attestation, token issuer, ledger, HTTP server.
         .target(
             name: "OMSCore",
-            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD"]),
+            dependencies: [
+                "HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "SQLiteKit", "CMicroHTTPD", "TextFormats",
+            ]),
         // The app-facing SDK of the seed page: sessions, keystore, observers, wallets, tokens, access. It reaches
         // a core only through a transport it is handed, so an app links no server (docs/architecture.md).
         .target(
-            name: "OMSWallet", dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats"],
+            name: "OMSWallet",
+            dependencies: ["HomeLayout", "OMSProtocol", "WalletCrypto", "KeyFormats", "TextFormats"],
             swiftSettings: explicitImports),
         // The core in process: what an app, a test or the CLI opts into to run without a server; the SDK's
         // `.embedded(home:)`, `.service(_:)` and `OMSWallet(publishableKey:)`.
@@ -74,7 +77,7 @@ let package = Package(
             name: "sdk-tour", dependencies: ["OMSWallet", "OMSEmbedded", "OMSCore", "HomeLayout", "WalletCrypto"],
             path: "examples/sdk-tour"),
         // A small SQLite layer shared by the core's store and the run checkpoints.
-        .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteKit", dependencies: ["CSQLite", "TextFormats"]),
         // A small PostgreSQL layer (libpq) for the run store shared by several machines (issue 24).
         .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // Playbooks: YAML with marks, schema, templates, diagnostics.

@@ -1,11 +1,12 @@
 import KeyFormats
 import Playbook
 import Runner
+import TextFormats
 
 /// A failure of an operator job: what went wrong and what to do, never key material.
 ///
 /// Equal by code, like the other public errors of the project.
-public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, InputProblemReporting,
+public struct JobsError: CodedError, Sendable, InputProblemReporting,
     ActionErrorConvertible
 {
     /// The kind of failure.
@@ -49,8 +50,6 @@ public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, In
         return JobsError(.invalidInput, "input \(input): \(error)", inputProblem: problem)
     }
 
-    public var description: String { message }
-
     /// Whether the failure is the sign-in's (not signed in, expired, unreadable credential): a run stops at
     /// once on it (``Runner/RunStopCause/unauthorized``), as every later request would be refused alike.
     public var isSignInRefused: Bool { [.notSignedIn, .sessionExpired, .invalidCredential].contains(code) }
@@ -59,6 +58,4 @@ public struct JobsError: Error, Sendable, Equatable, CustomStringConvertible, In
     public var actionError: ActionError {
         isSignInRefused ? ActionError.unauthorized(message) : ActionError.permanent(message)
     }
-
-    public static func == (lhs: JobsError, rhs: JobsError) -> Bool { lhs.code == rhs.code }
 }

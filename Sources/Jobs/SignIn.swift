@@ -24,20 +24,13 @@ public enum SignIn {
         let audiences = (try? jwt.audience) ?? nil
         guard let aud = audiences?.first else { throw JobsError(.invalidInput, "the ID token has no aud") }
         guard let exp = jwt.claims["exp"]?.intValue else { throw JobsError(.invalidInput, "the ID token has no exp") }
-        let key = try P256.Signing.PrivateKey()
-        let client = connection.client(publishableKey: publishableKey, signer: P256RequestSigner(key: key))
-        let commit = try await client.call(
-            .commitVerifier,
+        let handle = Base64URL.encode(SHA256.hash(data: Array(trimmed.utf8)))
+        return try await exchange(
             CommitVerifierRequest(
                 identityType: .oidc, authMode: .idToken, metadata: ["iss": iss, "aud": aud, "exp": String(exp)],
-                handle: Base64URL.encode(SHA256.hash(data: Array(trimmed.utf8)))),
-            as: CommitVerifierResponse.self)
-        let response = try await client.call(
-            .completeAuth,
-            CompleteAuthRequest(
-                identityType: .oidc, authMode: .idToken, verifier: commit.verifier, answer: trimmed, lifetime: lifetime),
-            as: CompleteAuthResponse.self)
-        return try stored(response, key: key, connection: connection, publishableKey: publishableKey)
+                handle: handle),
+            connection: connection, publishableKey: publishableKey, lifetime: lifetime
+        ) { _ in trimmed }
     }
 
     /// Signs in as `email` with a token minted by the home's development issuer
@@ -60,19 +53,30 @@ public enum SignIn {
         email: String, connection: CoreConnection, publishableKey: PublishableKey, lifetime: Int?,
         code: @Sendable (_ verifier: String) async throws -> String
     ) async throws -> StoredCredential {
+        try await exchange(
+            CommitVerifierRequest(identityType: .email, authMode: .otp, metadata: [:], handle: email),
+            connection: connection, publishableKey: publishableKey, lifetime: lifetime
+        ) { commit in
+            let given = try await code(commit.verifier).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !given.isEmpty else { throw JobsError(.invalidInput, "no one-time code was given") }
+            return Base64URL.encode(SHA256.hash(data: Array(((commit.challenge ?? "") + given).utf8)))
+        }
+    }
+
+    /// The exchange of every flow: a fresh P-256 credential commits `request`'s verifier, and CompleteAuth
+    /// sends `answer(commit)` under the same identity type and mode; the credential to store comes back.
+    private static func exchange(
+        _ request: CommitVerifierRequest, connection: CoreConnection, publishableKey: PublishableKey, lifetime: Int?,
+        answer: (CommitVerifierResponse) async throws -> String
+    ) async throws -> StoredCredential {
         let key = try P256.Signing.PrivateKey()
         let client = connection.client(publishableKey: publishableKey, signer: P256RequestSigner(key: key))
-        let commit = try await client.call(
-            .commitVerifier,
-            CommitVerifierRequest(identityType: .email, authMode: .otp, metadata: [:], handle: email),
-            as: CommitVerifierResponse.self)
-        let given = try await code(commit.verifier).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !given.isEmpty else { throw JobsError(.invalidInput, "no one-time code was given") }
-        let answer = Base64URL.encode(SHA256.hash(data: Array(((commit.challenge ?? "") + given).utf8)))
+        let commit = try await client.call(.commitVerifier, request, as: CommitVerifierResponse.self)
         let response = try await client.call(
             .completeAuth,
             CompleteAuthRequest(
-                identityType: .email, authMode: .otp, verifier: commit.verifier, answer: answer, lifetime: lifetime),
+                identityType: request.identityType, authMode: request.authMode, verifier: commit.verifier,
+                answer: try await answer(commit), lifetime: lifetime),
             as: CompleteAuthResponse.self)
         return try stored(response, key: key, connection: connection, publishableKey: publishableKey)
     }

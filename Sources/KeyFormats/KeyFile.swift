@@ -20,30 +20,34 @@ public enum KeyFile {
     /// reference is `reference` (a directory's: ``DirectoryListing/Entry/reference``), else the name's
     /// (``DirectoryListing/defaultReference(forFileName:)``); refused when longer than 128 UTF-8 bytes.
     public static func read(path: String, format: Format, reference: String? = nil) -> KeyRecord {
-        let name = DirectoryListing.fileName(of: path)
-        let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
-        let result = Result { () throws(KeyFormatError) -> ParsedKey in
-            try KeyParser.validateReference(reference)
-            return try parse(FileInput(path: path).readAll(limit: maximumFileBytes), format: format)
+        let (name, reference, result) = readFile(path: path, reference: reference) { bytes throws(KeyFormatError) in
+            try parse(bytes, format: format)
         }
-        return KeyRecord(
-            source: name, file: path, reference: reference,
-            result: result.mapError { $0.located(source: name, file: path) })
+        return KeyRecord(source: name, file: path, reference: reference, result: result)
     }
 
     /// Reads and validates the key file at `path` like ``read(path:format:reference:)``, without deriving an
     /// address where the format does not need one (raw and text keys; a keypair file is still derived
     /// once to check its halves agree).
     public static func readSecret(path: String, format: Format, reference: String? = nil) -> SecretRecord {
+        let (name, reference, result) = readFile(path: path, reference: reference) { bytes throws(KeyFormatError) in
+            try validate(bytes, format: format)
+        }
+        return SecretRecord(source: name, file: path, reference: reference, result: result)
+    }
+
+    /// The file's name, its reference (`reference`, else the name's), and what `body` makes of its bytes
+    /// once the reference is valid, with a refusal located at the file: the one reading of both records.
+    private static func readFile<Value>(
+        path: String, reference: String?, _ body: (SecretBytes) throws(KeyFormatError) -> Value
+    ) -> (name: String, reference: String, result: Result<Value, KeyFormatError>) {
         let name = DirectoryListing.fileName(of: path)
         let reference = reference ?? DirectoryListing.defaultReference(forFileName: name)
-        let result = Result { () throws(KeyFormatError) -> ValidatedSecret in
+        let result = Result { () throws(KeyFormatError) -> Value in
             try KeyParser.validateReference(reference)
-            return try validate(FileInput(path: path).readAll(limit: maximumFileBytes), format: format)
+            return try body(FileInput(path: path).readAll(limit: maximumFileBytes))
         }
-        return SecretRecord(
-            source: name, file: path, reference: reference,
-            result: result.mapError { $0.located(source: name, file: path) })
+        return (name, reference, result.mapError { $0.located(source: name, file: path) })
     }
 
     /// The format of a key file of `type` whose format is not stated: raw when it has a raw key's length

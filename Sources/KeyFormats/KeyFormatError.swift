@@ -1,10 +1,12 @@
+import TextFormats
+
 /// Why a key, a record or an input file was refused: what is wrong and where, never the key.
 ///
 /// `reason` is one sentence about the input (lengths, positions, addresses, parameter values) and
 /// never contains key or password bytes; `errorClass` groups reasons for a rejects file with the
 /// columns `source,reason,error_class`. Two errors are equal when their codes are
 /// (STYLE.md "Types and errors").
-public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct KeyFormatError: CodedError, Sendable {
     /// The column `error_class` of a rejects file.
     public enum ErrorClass: String, Sendable, Hashable, CaseIterable {
         /// The key or a cell is malformed or out of range.
@@ -154,6 +156,9 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
             code, reason, source: self.source ?? source, file: self.file ?? file, line: self.line ?? line)
     }
 
+    /// The reason with its place, as ``description`` shows it.
+    public var message: String { description }
+
     /// `file:line: reason` (or `source: reason`), the shape of a compiler diagnostic.
     public var description: String {
         var location: [String] = []
@@ -163,6 +168,4 @@ public struct KeyFormatError: Error, Sendable, Equatable, CustomStringConvertibl
         let prefix = location.isEmpty ? "" : location.joined(separator: ":") + ": "
         return prefix + reason
     }
-
-    public static func == (lhs: KeyFormatError, rhs: KeyFormatError) -> Bool { lhs.code == rhs.code }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import TextFormats
 
 /// An error the WaaS service answers with: a non-2xx reply whose JSON body is
 /// `{error, code, message, msg, status}` (OMS-REFERENCE "As the official TypeScript SDK sends it").
-public struct WaasError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct WaasError: CodedError, Sendable {
     public let code: WaasErrorCode
     /// What went wrong and where (a field, a limit); never secret material.
     public let message: String
@@ -15,8 +16,6 @@ public struct WaasError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(code.name) (\(code.code)): \(message)" }
 
     /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
-    public static func == (lhs: WaasError, rhs: WaasError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The wire body of this error.
     public var wireBody: WireBody {

@@ -1,4 +1,5 @@
 import OMSProtocol
+import TextFormats
 
 /// An error of the `OMSWallet` SDK: a code from the OMS reference, the SDK operation that failed
 /// (e.g. `wallet.authorizeRemoteAccess`), the HTTP status and upstream service error when the service
@@ -6,7 +7,7 @@ import OMSProtocol
 ///
 /// Errors are equal by code (STYLE.md "Types and errors"). `description` names the operation, the code
 /// and what went wrong; it never shows key material, ID tokens or request signatures.
-public struct OMSWalletError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct OMSWalletError: CodedError, Sendable {
     /// The SDK-side error codes of the OMS reference ("Error codes").
     public enum Code: String, Hashable, Sendable, CaseIterable {
         /// The service answered with an error status (see `serviceError`).
@@ -76,9 +77,6 @@ public struct OMSWalletError: Error, Hashable, Sendable, CustomStringConvertible
         if let serviceError { text += " [\(serviceError.code.name) \(serviceError.code.code)]" }
         return text
     }
-
-    public static func == (lhs: OMSWalletError, rhs: OMSWalletError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Converts any failure of an operation into an `OMSWalletError` (cancellation passes through).
     static func wrap(_ error: any Error, operation: String) -> any Error {

@@ -1,7 +1,9 @@
+import TextFormats
+
 /// Why a run cannot be opened or checkpointed.
-public struct RunStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RunStoreError: CodedError, Sendable {
     /// The kind of failure.
-    public enum Code: Sendable, Equatable {
+    public enum Code: Sendable, Hashable {
         /// Another live process holds the run's lock.
         case lockHeld(pid: Int32, host: String)
         /// The unfinished run was started with a different playbook, inputs or variables.
@@ -37,10 +39,6 @@ public struct RunStoreError: Error, Sendable, Equatable, CustomStringConvertible
         return 2
     }
 
-    public var description: String { message }
-
     /// Whether a chunk lease was lost (``Code/leaseLost``).
     public var isLeaseLost: Bool { code == .leaseLost }
-
-    public static func == (lhs: RunStoreError, rhs: RunStoreError) -> Bool { lhs.code == rhs.code }
 }

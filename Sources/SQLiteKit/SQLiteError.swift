@@ -1,8 +1,10 @@
+import TextFormats
+
 /// An error reported by SQLite: the result code, SQLite's message, and the SQL that failed.
 ///
 /// Errors are equal by `code` (the extended result code), so callers can match them without
 /// comparing messages. See <https://www.sqlite.org/rescode.html>.
-public struct SQLiteError: Error, Equatable, CustomStringConvertible, Sendable {
+public struct SQLiteError: CodedError, Sendable {
     /// The SQLite extended result code (for example 5 = `SQLITE_BUSY`, 2067 = `SQLITE_CONSTRAINT_UNIQUE`).
     public var code: Int32
     /// SQLite's own message (`sqlite3_errmsg`) or a description of what the wrapper rejected.
@@ -27,6 +29,4 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible, Sendable {
         if let sql { return "SQLite error \(code): \(message) (in: \(sql))" }
         return "SQLite error \(code): \(message)"
     }
-
-    public static func == (lhs: SQLiteError, rhs: SQLiteError) -> Bool { lhs.code == rhs.code }
 }

@@ -21,25 +21,12 @@ public enum PythonOracle {
         guard FileManager.default.isExecutableFile(atPath: interpreter.path) else {
             throw Failure(description: "no oracle interpreter at \(interpreter.path): run scripts/python-oracles.sh")
         }
-        let process = Process()
-        process.executableURL = interpreter
-        process.arguments = ["-c", script] + arguments
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description: "oracle failed (\(process.terminationStatus)): \(String(decoding: err, as: UTF8.self))")
+        let child = try PipedProcess(interpreter, arguments: ["-c", script] + arguments)
+        child.write(stdin)
+        let finished = try child.finish()
+        guard finished.status == 0 else {
+            throw Failure(description: "oracle failed (\(finished.status)): \(finished.standardError)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return finished.standardOutput
     }
 }

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// A COSE_Sign1 message with ECDSA P-384 / SHA-384 (`ES384`, algorithm -35), the form of AWS
 /// Nitro attestation documents. See [RFC 9052 §4.2](https://www.rfc-editor.org/rfc/rfc9052#section-4.2)
 /// and [RFC 9053 §2.1](https://www.rfc-editor.org/rfc/rfc9053#section-2.1).
@@ -131,7 +133,7 @@ public struct COSESign1: Sendable, Hashable {
 }
 
 /// Why a COSE message was refused.
-public struct COSEError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct COSEError: CodedError, Sendable {
     /// What went wrong.
     public enum Code: String, Hashable, Sendable {
         /// Not a well-formed COSE_Sign1 (CBOR errors included, with their offset).
@@ -150,10 +152,4 @@ public struct COSEError: Error, Hashable, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
-
-    /// Equal by code.
-    public static func == (lhs: COSEError, rhs: COSEError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

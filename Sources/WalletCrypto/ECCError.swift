@@ -1,8 +1,10 @@
+import TextFormats
+
 /// A failure in the elliptic-curve and address code (secp256k1, Ed25519, EIP-55, EIP-191).
 ///
 /// Messages say what was wrong and where, never the key bytes. Two errors are equal when their
 /// codes are (STYLE.md "Types and errors").
-public struct ECCError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct ECCError: CodedError, Sendable {
     /// What went wrong.
     public enum Code: Sendable, Equatable {
         /// A private key or seed has the wrong number of bytes.
@@ -37,8 +39,4 @@ public struct ECCError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
-
-    public static func == (lhs: ECCError, rhs: ECCError) -> Bool { lhs.code == rhs.code }
 }

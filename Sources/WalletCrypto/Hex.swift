@@ -7,7 +7,7 @@ import TextFormats
 /// See <https://www.rfc-editor.org/rfc/rfc4648#section-8>.
 public enum Base16 {
     /// Why a string is not hexadecimal.
-    public struct DecodingError: Error, Equatable, CustomStringConvertible {
+    public struct DecodingError: CodedError, Sendable {
         /// The kind of problem.
         public enum Code: Sendable, Equatable {
             /// The digit count (after any `0x`) is odd.
@@ -22,15 +22,14 @@ public enum Base16 {
         /// The UTF-8 offset of the offending character in the input, when there is one.
         public let offset: Int?
 
-        public var description: String {
+        /// What is wrong and where, for the operator.
+        public var message: String {
             switch code {
             case .oddLength: "hex decoding: odd number of hex digits"
             case .invalidCharacter: "hex decoding: invalid character at offset \(offset ?? 0)"
             case .missingPrefix: "hex decoding: missing 0x prefix"
             }
         }
-
-        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     }
 
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -1,3 +1,5 @@
+import TextFormats
+
 /// A JWS in compact serialization signed with ES256: ECDSA P-256 / SHA-256, signature as raw
 /// `r || s` (64 bytes). See [RFC 7515](https://www.rfc-editor.org/rfc/rfc7515) and
 /// [RFC 7518 §3.4](https://www.rfc-editor.org/rfc/rfc7518#section-3.4).
@@ -88,7 +90,7 @@ public struct JWS: Sendable, Hashable {
 }
 
 /// Why a JWK, JWS or JWT was refused. Each check has its own code.
-public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct JOSEError: CodedError, Sendable {
     /// Which check failed.
     public enum Code: String, Hashable, Sendable {
         /// Not well-formed: parts, base64url, JSON, member types.
@@ -127,8 +129,4 @@ public struct JOSEError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
-
-    /// Equal by code.
-    public static func == (lhs: JOSEError, rhs: JOSEError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

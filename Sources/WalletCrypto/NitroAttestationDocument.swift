@@ -1,4 +1,5 @@
 import Foundation
+import TextFormats
 
 /// The payload of an AWS Nitro Enclaves attestation document, with its field types checked.
 ///
@@ -194,7 +195,7 @@ public struct NitroAttestationDocument: Sendable, Hashable {
 }
 
 /// Why an attestation document was refused.
-public struct NitroAttestationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct NitroAttestationError: CodedError, Sendable {
     /// Which step failed.
     public enum Code: String, Hashable, Sendable {
         /// The COSE envelope or the payload has the wrong shape or field types.
@@ -213,10 +214,4 @@ public struct NitroAttestationError: Error, Hashable, Sendable, CustomStringConv
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
-
-    /// Equal by code.
-    public static func == (lhs: NitroAttestationError, rhs: NitroAttestationError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -1,10 +1,11 @@
 internal import COpenSSL
 import Foundation
+import TextFormats
 
 /// An error from a WalletCrypto primitive: what failed and where, never the secret bytes involved.
 ///
 /// Two errors are equal when their codes are equal, whatever the message.
-public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct CryptoError: CodedError, Sendable {
     /// The kind of failure, for callers that branch on it.
     public enum Code: String, Sendable, Equatable {
         /// A key's bytes, size, encoding or curve is wrong.
@@ -36,9 +37,6 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `CryptoError.<code>: <message>`.
     public var description: String { "CryptoError.\(code.rawValue): \(message)" }
-
-    /// Equal when the codes are equal; the message is not compared.
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
 }
 
 /// Helpers shared by the OpenSSL-backed primitives.

@@ -1,6 +1,8 @@
+import TextFormats
+
 extension TokenAmount {
     /// Why a string is not a canonical amount.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct ParseError: CodedError, Sendable {
         /// The kind of problem.
         public enum Code: Sendable, Equatable {
             /// The string is empty.
@@ -21,7 +23,8 @@ extension TokenAmount {
         /// The UTF-8 offset in the input where the problem is, when there is one.
         public let offset: Int?
 
-        public var description: String {
+        /// What is wrong and where, for the operator.
+        public var message: String {
             let at = offset.map { " at offset \($0)" } ?? ""
             return switch code {
             case .empty: "token amount: empty string"
@@ -32,8 +35,6 @@ extension TokenAmount {
             case .tooManyFractionDigits: "token amount: more fractional digits than the token has\(at)"
             }
         }
-
-        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     }
 
     /// 10^19, the largest power of ten below 2^64: parsing and printing go 19 digits at a time.

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import TextFormats
 
 /// An X.509 certificate, parsed once from DER with OpenSSL and kept as its DER bytes.
 ///
@@ -136,7 +137,7 @@ public struct X509Certificate: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a certificate could not be read, built or verified.
-public struct X509Error: Error, Hashable, Sendable, CustomStringConvertible {
+public struct X509Error: CodedError, Sendable {
     /// What went wrong.
     public enum Code: String, Hashable, Sendable {
         /// Bytes that are not one DER certificate.
@@ -168,10 +169,6 @@ public struct X509Error: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "X.509 \(code.rawValue): \(message)" }
-
-    /// Equal by code.
-    public static func == (lhs: X509Error, rhs: X509Error) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// SHA-256 through OpenSSL's EVP one-shot digest, for fingerprints.

@@ -1,4 +1,5 @@
 import Jobs
+import TextFormats
 
 /// An error a command reports to the user: a message and the exit code it maps to.
 ///
@@ -6,7 +7,7 @@ import Jobs
 /// command's usage line and a pointer to its help. Messages say what is wrong and where, and never
 /// contain secret material (a key, a password). Two errors are equal when their codes are equal.
 /// See ``ExitCode`` for the full convention.
-public struct CLIError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct CLIError: CodedError, Sendable {
     /// The kind of error, which decides the exit code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The process exit status for this kind of error.
@@ -62,10 +63,6 @@ public struct CLIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The exit code this error maps to.
     public var exitCode: ExitCode { code.exitCode }
 
-    public var description: String { message }
-
-    /// Equal when the codes are equal (the message is for people, not for matching).
-    public static func == (lhs: CLIError, rhs: CLIError) -> Bool { lhs.code == rhs.code }
 }
 
 extension CLIError {

@@ -22,15 +22,29 @@ import WalletCrypto
             concurrency: parallel, batchSize: batch)
     }
 
+    /// The hex import of `input` with its output and rejects (`out.csv`, `rej.csv`) in `directory`.
+    static func configuration(
+        _ input: String, outputsIn directory: URL, parallel: Int = 8, batch: Int = 1000
+    ) -> ImportKeysAction.Configuration {
+        configuration(
+            input, output: directory.appendingPathComponent("out.csv").path,
+            rejects: directory.appendingPathComponent("rej.csv").path, parallel: parallel, batch: batch)
+    }
+
+    /// Writes `keys` as the `private_key` column of `keys.csv` in `directory`; returns its path.
+    static func writeKeys(_ keys: [String], in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("keys.csv").path
+        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     @Test func exampleRowsAreValidatedAndDeduplicatedInOrder() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = Fixtures.repositoryRoot.appendingPathComponent("examples/keys-hex.csv").path
         let core = FakeCore()
         let action = ImportKeysAction(
-            Self.configuration(
-                input, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, batch: 100),
+            Self.configuration(input, outputsIn: directory, batch: 100),
             transport: core.transport)
         let summary = try await Self.run(action, in: directory)
         #expect(summary.succeeded == 3 && summary.rejected == 6 && summary.exitCode == 1)
@@ -72,9 +86,7 @@ import WalletCrypto
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let core = FakeCore()
         let action = ImportKeysAction(
-            Self.configuration(
-                path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path), transport: core.transport)
+            Self.configuration(path, outputsIn: directory), transport: core.transport)
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.rejected == rows.count && summary.succeeded == 0)
         let rejects = CSVRecords.parse(try String(contentsOfFile: action.configuration.rejects, encoding: .utf8))
@@ -98,13 +110,10 @@ import WalletCrypto
         keys[300...].shuffle(using: &generator)
         // Some duplicates land inside the first batches too.
         keys.swapAt(5, 400)
-        let path = directory.appendingPathComponent("keys.csv").path
-        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let path = try Self.writeKeys(keys, in: directory)
         let core = FakeCore()
         let action = ImportKeysAction(
-            Self.configuration(
-                path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 4, batch: batch),
+            Self.configuration(path, outputsIn: directory, parallel: 4, batch: batch),
             transport: core.transport)
         let summary = try await Self.run(action, core, in: directory)
         #expect(summary.succeeded == 300 && summary.rejected == 700)
@@ -179,13 +188,10 @@ import WalletCrypto
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let keys = (1...50).map { String(format: "%064x", $0 * 104_729) } + [String(format: "%064x", 104_729)]
-        let path = directory.appendingPathComponent("keys.csv").path
-        try Data(("private_key\n" + keys.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let path = try Self.writeKeys(keys, in: directory)
         let core = FakeCore()
         let action = ImportKeysAction(
-            Self.configuration(
-                path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 3, batch: 8),
+            Self.configuration(path, outputsIn: directory, parallel: 3, batch: 8),
             transport: core.transport)
         _ = try await Self.run(action, core, in: directory)
         let first = try String(contentsOfFile: action.configuration.output, encoding: .utf8)
@@ -232,9 +238,7 @@ import WalletCrypto
             return [.alreadyImported(wallet(1, reference: "ref-1"))]
         }
         let action = ImportKeysAction(
-            Self.configuration(
-                path, output: directory.appendingPathComponent("out.csv").path,
-                rejects: directory.appendingPathComponent("rej.csv").path, parallel: 1, batch: 10),
+            Self.configuration(path, outputsIn: directory, parallel: 1, batch: 10),
             transport: transport)
         let summary = try await Self.run(action, in: directory)
         let all = (1...4).map { "ref-\($0)" }

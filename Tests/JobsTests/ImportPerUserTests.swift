@@ -31,8 +31,7 @@ import WalletCrypto
         try Data(("private_key,subject\n" + rows.map { "\($0.key),\($0.subject)\n" }.joined()).utf8).write(
             to: URL(fileURLWithPath: input))
         let configuration = ImportKeysActionTests.configuration(
-            input, output: directory.appendingPathComponent("out.csv").path,
-            rejects: directory.appendingPathComponent("rej.csv").path, parallel: parallel, batch: batch)
+            input, outputsIn: directory, parallel: parallel, batch: batch)
         let signIn = SubjectSignIn(issuer: issuer, connection: world.connection, publishableKey: world.publishableKey)
         let action = try Self.perUser(
             configuration, issuer: issuer, signIn: signIn, world: world, subjectsInParallel: parallel)

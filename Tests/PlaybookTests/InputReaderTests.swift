@@ -5,33 +5,12 @@ import Testing
 
 @Suite struct InputReaderTests {
     @Test func readsEachKindOfDeclaredInput() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inputs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: dir.appendingPathComponent("receipts"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data("id,address\n1,0xa\n2,0xb\n".utf8).write(to: dir.appendingPathComponent("keys.csv"))
-        try Data("{\"n\":1}\n\n{\"n\":2}\n".utf8).write(to: dir.appendingPathComponent("events.jsonl"))
-        for name in ["b.json", "a.json", "skip.txt"] {
-            try Data().write(to: dir.appendingPathComponent("receipts/\(name)"))
-        }
-        let playbook = try Playbook.parse(
-            """
-            name: inputs
-            vars:
-              dir: {type: path}
-            inputs:
-              keys: {csv: "${{ vars.dir }}/keys.csv", columns: [address]}
-              events: {jsonl: "${{ vars.dir }}/events.jsonl"}
-              receipts: {dir: "${{ vars.dir }}/receipts", glob: "*.json"}
-            steps:
-              - id: a
-                action: x
-                for_each: keys
-                with: {a: "${{ item.address }}"}
-            """, file: "inputs.yaml")
-        let context = TemplateContext(vars: ["dir": .string(dir.path)])
+        let inputs = try EveryKindOfInput(
+            csv: "id,address\n1,0xa\n2,0xb\n", jsonl: "{\"n\":1}\n\n{\"n\":2}\n",
+            receipts: ["b.json", "a.json", "skip.txt"])
+        defer { inputs.remove() }
         func items(_ name: String) throws -> [InputItem] {
-            let reader = try InputReader(playbook.inputs[name]!, context: context)
+            let reader = try inputs.reader(name)
             var out: [InputItem] = []
             while let item = try reader.next() { out.append(item) }
             return out
@@ -48,7 +27,8 @@ import Testing
         #expect(receipts.map(\.key) == ["a.json", "b.json"])
 
         #expect(throws: InputError.self) {
-            try InputReader(playbook.inputs["keys"]!, context: TemplateContext(vars: ["dir": .string("/nonexistent")]))
+            try InputReader(
+                inputs.playbook.inputs["keys"]!, context: TemplateContext(vars: ["dir": .string("/nonexistent")]))
         }
     }
 

@@ -3,6 +3,33 @@ import Testing
 @_spi(Testing) import WalletCrypto
 
 @Suite struct HPKETests {
+    /// One RFC 9180 vector of a suite we support, in base mode with HKDF-SHA256.
+    struct BaseModeVector {
+        let fields: [String: Any]
+        let suite: HPKE.Suite
+        /// `kem K aead A`, for the expectations' messages.
+        var name: String { "kem \(suite.kem.rawValue) aead \(suite.aead.rawValue)" }
+        /// The bytes of the hex field `key`.
+        func bytes(_ key: String) -> [UInt8] { Hex.decode(fields[key] as! String)! }
+    }
+
+    /// The vectors of `all` in base mode (mode 0) with HKDF-SHA256 (kdf 1) whose KEM and AEAD we support,
+    /// without the export-only AEAD when `sealing`; each other vector is counted as skipped in `tally`.
+    static func baseModeVectors(
+        _ all: [[String: Any]], tally: inout VectorTally, sealing: Bool = false
+    ) -> [BaseModeVector] {
+        all.compactMap { fields in
+            guard fields["mode"] as! Int == 0, fields["kdf_id"] as! Int == 1,
+                let kem = HPKE.KEM(rawValue: UInt16(fields["kem_id"] as! Int)),
+                let aead = HPKE.AEAD(rawValue: UInt16(fields["aead_id"] as! Int)), !sealing || aead != .exportOnly
+            else {
+                tally.skipped()
+                return nil
+            }
+            return BaseModeVector(fields: fields, suite: HPKE.Suite(kem: kem, kdf: .hkdfSHA256, aead: aead))
+        }
+    }
+
     /// RFC 9180 test vectors: base mode, DHKEM(P-256) and DHKEM(X25519), HKDF-SHA256, every AEAD we
     /// support; every encryption in order and every export, from both sides.
     @Test func rfc9180BaseModeVectors() throws {
@@ -11,17 +38,9 @@ import Testing
         var suites = 0
         var encryptions = 0
         var exports = 0
-        for vector in all {
-            guard vector["mode"] as! Int == 0, vector["kdf_id"] as! Int == 1,
-                let kem = HPKE.KEM(rawValue: UInt16(vector["kem_id"] as! Int)),
-                let aead = HPKE.AEAD(rawValue: UInt16(vector["aead_id"] as! Int))
-            else {
-                tally.skipped()
-                continue
-            }
-            func bytes(_ key: String) -> [UInt8] { Hex.decode(vector[key] as! String)! }
-            let suite = HPKE.Suite(kem: kem, kdf: .hkdfSHA256, aead: aead)
-            let name = "kem \(kem.rawValue) aead \(aead.rawValue)"
+        for vector in Self.baseModeVectors(all, tally: &tally) {
+            let (suite, name, bytes) = (vector.suite, vector.name, vector.bytes)
+            let (kem, aead) = (suite.kem, suite.aead)
 
             // DeriveKeyPair reproduces both key pairs.
             let recipientKeys = try kem.deriveKeyPair(inputKeyMaterial: SecretBytes(bytes("ikmR")))
@@ -40,7 +59,7 @@ import Testing
                 suite: suite, privateKey: SecretBytes(bytes("skRm")), encapsulatedKey: bytes("enc"), info: info)
 
             let baseNonce = bytes("base_nonce")
-            for (index, encryption) in (vector["encryptions"] as! [[String: String]]).enumerated() {
+            for (index, encryption) in (vector.fields["encryptions"] as! [[String: String]]).enumerated() {
                 // The vectors list consecutive sequence numbers: nonce = base_nonce XOR index.
                 var nonce = baseNonce
                 for i in 0..<8 { nonce[11 - i] ^= UInt8(truncatingIfNeeded: index >> (8 * i)) }
@@ -55,7 +74,7 @@ import Testing
             if aead == .exportOnly {
                 #expect(throws: CryptoError(.invalidParameter, "")) { try sender.seal([1]) }
             }
-            for export in vector["exports"] as! [[String: Any]] {
+            for export in vector.fields["exports"] as! [[String: Any]] {
                 let context = Hex.decode(export["exporter_context"] as! String)!
                 let length = export["L"] as! Int
                 let expected = SecretBytes(Hex.decode(export["exported_value"] as! String)!)
@@ -79,24 +98,15 @@ import Testing
         let all = try Fixtures.json("vectors/hpke_rfc9180_test-vectors_full.json") as! [[String: Any]]
         var tally = VectorTally("hpke_rfc9180_test-vectors_full.json encryptions at explicit sequence numbers")
         var encryptions = 0
-        for vector in all {
-            guard vector["mode"] as! Int == 0, vector["kdf_id"] as! Int == 1,
-                let kem = HPKE.KEM(rawValue: UInt16(vector["kem_id"] as! Int)),
-                let aead = HPKE.AEAD(rawValue: UInt16(vector["aead_id"] as! Int)), aead != .exportOnly
-            else {
-                tally.skipped()
-                continue
-            }
-            func bytes(_ key: String) -> [UInt8] { Hex.decode(vector[key] as! String)! }
-            let suite = HPKE.Suite(kem: kem, kdf: .hkdfSHA256, aead: aead)
-            let name = "kem \(kem.rawValue) aead \(aead.rawValue)"
+        for vector in Self.baseModeVectors(all, tally: &tally, sealing: true) {
+            let (suite, name, bytes) = (vector.suite, vector.name, vector.bytes)
             let sender = try HPKE.Sender(
                 suite: suite, recipientKey: bytes("pkRm"), info: bytes("info"),
                 ephemeralInputKeyMaterial: SecretBytes(bytes("ikmE")))
             let recipient = try HPKE.Recipient(
                 suite: suite, privateKey: SecretBytes(bytes("skRm")), encapsulatedKey: bytes("enc"),
                 info: bytes("info"))
-            let list = vector["encryptions"] as! [[String: String]]
+            let list = vector.fields["encryptions"] as! [[String: String]]
             for (index, encryption) in list.enumerated().reversed() {
                 let plaintext = Hex.decode(encryption["pt"]!)!
                 let aad = Hex.decode(encryption["aad"]!)!

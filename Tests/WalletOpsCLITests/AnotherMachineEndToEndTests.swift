@@ -25,21 +25,12 @@ import WalletCrypto
     ) throws -> (status: Int32, standardOutput: String, standardError: String) {
         let outbox = serverHome.appendingPathComponent("outbox").appendingPathComponent(email + ".txt")
         let before = (try? String(contentsOf: outbox, encoding: .utf8)) ?? ""
-        let process = Process()
-        process.executableURL = try BuiltBinary.url()
-        process.arguments = arguments
         var childEnvironment = ProcessInfo.processInfo.environment
         childEnvironment.removeValue(forKey: "WALLETOPS_HOME")
         childEnvironment.removeValue(forKey: "WALLETOPS_PUBLISHABLE_KEY")
         for (name, value) in environment { childEnvironment[name] = value }
-        process.environment = childEnvironment
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let child = try PipedProcess(try BuiltBinary.url(), arguments: arguments, environment: childEnvironment)
+        let process = child.process
         // Wait for a new code line (the command committed its verifier), then type the code.
         var code: String?
         for _ in 0..<200 where code == nil && process.isRunning {
@@ -50,14 +41,9 @@ import WalletCrypto
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
-        input.fileHandleForWriting.write(Data(((code ?? "") + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
-        )
+        child.write((code ?? "") + "\n")
+        let finished = try child.finish()
+        return (finished.status, finished.standardOutput, finished.standardError)
     }
 
     @Test func aClientHomeWithoutACoreSignsInCreatesAndImports() throws {

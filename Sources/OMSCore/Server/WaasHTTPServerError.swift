@@ -1,5 +1,7 @@
+import TextFormats
+
 /// Why the HTTP server could not start.
-public struct WaasHTTPServerError: Error, Sendable, CustomStringConvertible {
+public struct WaasHTTPServerError: CodedError, Sendable {
     public enum Code: String, Sendable {
         /// A configuration value is out of range.
         case invalidConfiguration
@@ -26,5 +28,4 @@ public struct WaasHTTPServerError: Error, Sendable, CustomStringConvertible {
 
 extension WaasHTTPServerError: Equatable {
     /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
-    public static func == (lhs: WaasHTTPServerError, rhs: WaasHTTPServerError) -> Bool { lhs.code == rhs.code }
 }
