@@ -171,6 +171,34 @@ import WalletCrypto
         #expect(refusedSettled && refusedRecent)
     }
 
+    /// A backlog in the recent tier (the pass a killed process left) moves a few chunks a look, between
+    /// group commits, instead of holding the writes behind it until all of it moved; later looks drain it.
+    @Test func aBacklogMovesAFewChunksALookAndDrains() async throws {
+        let tiers = AddressKeyTiers(recentLimit: 64, chunk: 16, checkEvery: 32)
+        #expect(tiers.chunksPerLook == 3, "two chunks keep pace with a look's 32 keys, one more drains")
+        let (store, url) = try Self.makeStore(tiers)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let addresses = (0..<480).map { "0x" + String(format: "%040x", $0 &* 2_654_435_761 % 1_000_003) }
+        func insert(_ range: Range<Int>) async throws {
+            try await store.write(weight: range.count) { db in
+                for index in range {
+                    _ = try db.insertWallet(
+                        Self.wallet("wal_\(index)", addresses[index], .imported), project: "prj_t", sealedKey: [1],
+                        now: 1)
+                }
+            }
+        }
+        // One write of 320 keys: one look, which moves three chunks and leaves the rest.
+        try await insert(0..<320)
+        let afterOneLook = try await store.write { db in try db.recentAddressKeyCount() }
+        #expect(afterOneLook == 320 - 3 * 16, "one look moved \(320 - afterOneLook) keys")
+        // Writes of a look's weight each: 32 keys come and 48 go a look, until the tier is under its limit.
+        for start in stride(from: 320, to: 480, by: 32) { try await insert(start..<(start + 32)) }
+        let drained = try await store.write { db in try db.recentAddressKeyCount() }
+        #expect(drained == afterOneLook + 160 - 5 * 48, "five looks moved 240 keys: \(drained) recent")
+        #expect(drained < afterOneLook)
+    }
+
     /// The writer's filter of the settled keys: built once enough new keys were probed, kept up to date
     /// by the writer's own settles (so probes skip the settled tier), and never trusted once another
     /// connection (another process on the same home) has settled keys: a key it settled is refused.

@@ -19,6 +19,11 @@ struct AddressKeyTiers: Sendable {
     /// (``SettledAddressKeyFilter/buildAfter``).
     var filterBuildAfter = SettledAddressKeyFilter.defaultBuildAfter
 
+    /// Chunks moved at one look at most: as many as the keys a look's writes add, and one more, so a
+    /// backlog (the pass a killed process left) drains a chunk a look between group commits rather than
+    /// holding every write while all of it moves.
+    var chunksPerLook: Int { (checkEvery + chunk - 1) / max(chunk, 1) + 1 }
+
     /// The writer's index of the recent keys is reserved for this many (``RecentAddressKeys/init(capacity:)``):
     /// a pass's keys stay until it completes, and as many arrive meanwhile. At most 2^18 (4 MiB).
     var indexCapacity: Int { min(2 * recentLimit + checkEvery, 1 << 18) }

@@ -278,17 +278,20 @@ public final class CoreStore: Sendable {
     }
 
     /// Moves imported address keys from the recent tier to the settled one, a chunk per transaction,
-    /// while the recent tier holds ``AddressKeyTiers/recentLimit`` or more (migrations 6 and 8). Runs on
-    /// the flusher between group commits; a failure leaves the keys where they are (both tiers are
-    /// searched), to be moved at a later look.
+    /// while the recent tier holds ``AddressKeyTiers/recentLimit`` or more (migrations 6 and 8), at most
+    /// ``AddressKeyTiers/chunksPerLook`` chunks a look. Runs on the flusher between group commits; a
+    /// failure leaves the keys where they are (both tiers are searched), to be moved at a later look.
     private func settleAddressKeysIfDue() {
         let tiers = tiers
         do {
-            while try queue.sync({ db in
-                try db.transaction(.immediate) {
-                    try db.settleAddressKeys(limit: tiers.chunk, threshold: tiers.recentLimit)
+            for _ in 0..<tiers.chunksPerLook {
+                let moved = try queue.sync { db in
+                    try db.transaction(.immediate) {
+                        try db.settleAddressKeys(limit: tiers.chunk, threshold: tiers.recentLimit)
+                    }
                 }
-            }) > 0 {}
+                if moved == 0 { return }
+            }
         } catch {
             return
         }
