@@ -14,9 +14,9 @@ TARGET_CPU ?= $(shell [ "$$(uname -m)" = x86_64 ] && grep -qw bmi2 /proc/cpuinfo
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors $(if $(TARGET_CPU),-Xswiftc -target-cpu -Xswiftc $(TARGET_CPU)) \
 	$(if $(filter skylake-avx512,$(TARGET_CPU)),-Xswiftc -DED25519_EIGHT_LANES)
 # Release builds link the Swift runtime and Foundation into the binary (--static-swift-stdlib): a command
-# starts without binding the symbols of some forty shared libraries, and its calls into the runtime
-# (retain, release) go straight rather than through the PLT. The toolchain's lld links them: gold warns
-# about a mktemp reference inside the static Foundation (docs/bench.md "The build target").
+# starts without binding the symbols of their shared libraries, and its calls into the runtime (retain,
+# release) go straight rather than through the PLT. The toolchain's lld links them: gold warns about a
+# mktemp reference inside the static Foundation (docs/bench.md "Session 20").
 RELEASE_FLAGS ?= --static-swift-stdlib -Xswiftc -use-ld=lld
 FORMAT_PATHS = Package.swift Sources Tests/*Tests bench/Sources fuzz/Sources ctcheck/Sources
 # Debug builds compile scrypt's kernel with optimization too (Package.swift, scryptKernelSettings).
