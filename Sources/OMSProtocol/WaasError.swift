@@ -15,8 +15,6 @@ public struct WaasError: CodedError, Sendable {
 
     public var description: String { "\(code.name) (\(code.code)): \(message)" }
 
-    /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
-
     /// The wire body of this error.
     public var wireBody: WireBody {
         WireBody(error: code.name, code: code.code, msg: message, status: code.httpStatus)

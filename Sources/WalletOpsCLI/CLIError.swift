@@ -62,7 +62,6 @@ public struct CLIError: CodedError, Sendable {
 
     /// The exit code this error maps to.
     public var exitCode: ExitCode { code.exitCode }
-
 }
 
 extension CLIError {

@@ -25,7 +25,3 @@ public struct WaasHTTPServerError: CodedError, Sendable {
     /// The kind and the message, for logs.
     public var description: String { "WaasHTTPServer \(code.rawValue): \(message)" }
 }
-
-extension WaasHTTPServerError: Equatable {
-    /// Errors are equal by code (STYLE.md "Types and errors"): the message is for people.
-}
