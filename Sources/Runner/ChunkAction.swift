@@ -29,6 +29,11 @@ public protocol ChunkAction: Action {
     /// The files or directories the action reads, fingerprinted into the run's identity, so a changed
     /// input is named on resume instead of resumed silently.
     var inputPaths: [String] { get }
+    /// Makes ready what the step's first chunk needs (a connection, a signed-in session). The engine calls
+    /// it once as the step starts, beside the reading of its input, so that work is not on the first
+    /// chunk's path (a resumed run reads and skips its finished rows meanwhile). It returns nothing: a
+    /// failure here is met again, and reported, by the first chunk. The default does nothing.
+    func prepare() async
 }
 
 extension ChunkAction {
@@ -37,6 +42,7 @@ extension ChunkAction {
     public var sinks: [OutputSink] { [] }
     public var items: ItemSource? { nil }
     public var inputPaths: [String] { [] }
+    public func prepare() async {}
 
     public func probe(chunk: [WorkItem], context: ChunkContext) async throws -> [ProbeOutcome] {
         var answers: [ProbeOutcome] = []

@@ -95,6 +95,7 @@ extension Engine {
         }
         let workers = min(step.concurrency, plan.concurrency)
         await withTaskGroup(of: Void.self) { group in
+            group.addTask { await action.prepare() }
             for worker in 0..<workers {
                 // One task of the run's own process waits for the chunks others hold (and takes over lapsed
                 // ones); the rest end when nothing is left to claim.

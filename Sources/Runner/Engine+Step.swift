@@ -71,6 +71,7 @@ extension Engine {
         } else if let chunkAction = runtime.chunkAction, register(feed, stepIndex: index) {
             let workers = min(step.concurrency, plan.concurrency)
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { await chunkAction.prepare() }
                 group.addTask { await self.fill(runtime, feed) }
                 for _ in 0..<workers {
                     group.addTask { await self.workChunks(runtime, feed, action: chunkAction) }

@@ -199,6 +199,28 @@ import WalletCrypto
         #expect(drained < afterOneLook)
     }
 
+    /// A store opened over imported wallets past the watermark (a killed import's) reads its writer's index
+    /// of them at open, on the writer's queue, so the first import's transaction (which every batch in
+    /// flight waits on) does not.
+    @Test func theWritersIndexOfRecentKeysIsReadAtOpen() async throws {
+        let (store, url) = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try await store.write(weight: 1) { db in
+            for index in 0..<100 {
+                _ = try db.insertWallet(
+                    Self.wallet("wal_\(index)", "0x" + String(format: "%040x", index + 1), .imported),
+                    project: "prj_t", sealedKey: [1], now: 1)
+            }
+        }
+        let reopened = try CoreStore(url: url)
+        // Read without a catch-up of its own: what the open left in the writer's index.
+        let (recent, builds) = reopened.queue.sync { db in
+            (db.recentAddressKeys.unsettledCount, db.recentAddressKeys.builds)
+        }
+        #expect(recent == 100 && builds == 1, "\(recent) recent keys in \(builds) builds")
+        _ = store
+    }
+
     /// The writer's filter of the settled keys: built once enough new keys were probed, kept up to date
     /// by the writer's own settles (so probes skip the settled tier), and never trusted once another
     /// connection (another process on the same home) has settled keys: a key it settled is refused.

@@ -15,6 +15,9 @@ struct ClosureChunkAction: ChunkAction {
     let chunks = ChunkLog()
     var body: @Sendable ([WorkItem], ChunkContext) async throws -> [ItemOutcome]
     var probeBody: (@Sendable ([WorkItem]) async throws -> [ProbeOutcome])?
+    var prepareBody: (@Sendable () async -> Void)?
+
+    func prepare() async { await prepareBody?() }
 
     func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
         chunks.append(chunk.map(\.key))
@@ -85,6 +88,31 @@ final class ChunkLog: Sendable {
         #expect(rows["row:17"]?.message == "row 17 refused")
         let counts = try await store.itemCounts(runID: summary.runID!)
         #expect(counts[.succeeded] == 2_000)
+    }
+
+    /// `prepare()` runs once per step, beside the reading and the chunks rather than before them: here it
+    /// waits for the first chunk, which would never come if the engine awaited it first.
+    @Test func prepareRunsOnceBesideTheChunks() async throws {
+        let prepared = Mutex<(calls: Int, sawAChunk: Bool)>((0, false))
+        var action = ClosureChunkAction { chunk, _ in Self.succeed(chunk) }
+        let chunks = action.chunks
+        action.prepareBody = {
+            prepared.withLock { $0.calls += 1 }
+            for _ in 0..<500 where chunks.all.isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
+            prepared.withLock { $0.sawAChunk = !chunks.all.isEmpty }
+        }
+        let plan = RunPlan(
+            name: "prepare",
+            steps: [
+                StepPlan(
+                    id: "s", items: Self.items(2_500), action: action, concurrency: 4, retry: .none, batch: 100)
+            ], concurrency: 8)
+        let summary = try await Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock(autoAdvance: true)))
+            .run()
+        #expect(summary.succeeded == 2_500)
+        let (calls, sawAChunk) = prepared.withLock { ($0.calls, $0.sawAChunk) }
+        #expect(calls == 1)
+        #expect(sawAChunk, "the first chunk waited for prepare()")
     }
 
     @Test func chunkScanningIsolatesOneBadRowInAChunkOfAThousand() async throws {

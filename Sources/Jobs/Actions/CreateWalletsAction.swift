@@ -45,7 +45,7 @@ public struct CreateWalletsAction: ChunkAction {
     public static let header = ["reference", "wallet_id", "type", "address", "key_origin"]
 
     public let configuration: Configuration
-    /// The signed-in client, opened on the first chunk.
+    /// The signed-in client, opened by ``prepare()`` or the first chunk.
     let client: @Sendable () throws -> WaasClient
 
     /// An action for `configuration` that signs its requests with `client()`.
@@ -58,6 +58,8 @@ public struct CreateWalletsAction: ChunkAction {
     public var isSideEffecting: Bool { true }
     public var isIdempotent: Bool { true }
     public var defaultBatch: Int { configuration.batchSize }
+    /// Opens the core and signs in while the engine reads the range.
+    public func prepare() async { _ = try? client() }
     public var defaultConcurrency: Int? { configuration.concurrency }
 
     public var sinks: [OutputSink] {

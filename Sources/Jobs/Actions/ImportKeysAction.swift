@@ -184,7 +184,7 @@ public struct ImportKeysAction: ChunkAction {
     public static let rejectsHeader = ["source", "reason", "error_class"]
 
     public let configuration: Configuration
-    /// The transport, made on the first chunk (tests hand one in).
+    /// The transport, made by ``prepare()`` or the first chunk (tests hand one in).
     let transport: MadeOnce<ImportTransport>
     /// The keys admitted and not yet answered, by keyed fingerprint: the duplicate window.
     let window = ImportWindow()
@@ -215,6 +215,8 @@ public struct ImportKeysAction: ChunkAction {
     /// The input's rows or files (counted once, for the progress line's total).
     public let items: ItemSource?
     public var inputPaths: [String] { [configuration.input] }
+    /// Opens the core and signs in (the transport) while the engine reads the input.
+    public func prepare() async { _ = try? await transport.get() }
 
     public var sinks: [OutputSink] {
         [

@@ -86,6 +86,10 @@ public final class CoreStore: Sendable {
         }
         // The log a killed process left is copied back while this one starts its work.
         checkpointer?.request()
+        // The writer's index of the recent address keys is read now, beside the caller's start, rather than
+        // in the first import's transaction, which every batch in flight waits on (later reads add only the
+        // rows written since).
+        queue.enqueue { db in _ = try? db.transaction(.deferred) { try db.recentAddressKeys.catchUp(db) } }
         // Opened after the writer has migrated the schema; SQLite's default 2 MiB cache.
         var readerConfiguration = SQLiteDatabase.Configuration.default
         readerConfiguration.flags = [.readWrite]

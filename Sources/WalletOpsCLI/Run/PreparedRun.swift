@@ -326,6 +326,7 @@ struct InstrumentedChunkAction: ChunkAction {
     var sinks: [Runner.OutputSink] { inner.sinks }
     var items: ItemSource? { inner.items }
     var inputPaths: [String] { inner.inputPaths }
+    func prepare() async { await inner.prepare() }
 
     func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
         var outcomes = [ItemOutcome?](repeating: nil, count: chunk.count)
