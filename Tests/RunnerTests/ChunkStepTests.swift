@@ -107,8 +107,8 @@ final class ChunkLog: Sendable {
                 StepPlan(
                     id: "s", items: Self.items(2_500), action: action, concurrency: 4, retry: .none, batch: 100)
             ], concurrency: 8)
-        let summary = try await Engine(plan: plan, checkpoint: nil, options: .init(clock: ManualClock(autoAdvance: true)))
-            .run()
+        let clock = ManualClock(autoAdvance: true)
+        let summary = try await Engine(plan: plan, checkpoint: nil, options: .init(clock: clock)).run()
         #expect(summary.succeeded == 2_500)
         let (calls, sawAChunk) = prepared.withLock { ($0.calls, $0.sawAChunk) }
         #expect(calls == 1)
