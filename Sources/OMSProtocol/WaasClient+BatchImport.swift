@@ -112,27 +112,34 @@ extension WaasClient {
         guard response.results.count == items.count else {
             throw invalid("\(response.results.count) results for \(items.count) keys")
         }
-        return try zip(response.results, items).enumerated().map { index, pair in
-            let (result, item) = pair
-            if let wallet = result.wallet, wallet.networkFamily != item.networkFamily {
-                throw invalid("result \(index) is a \(wallet.networkFamily) wallet, not \(item.networkFamily)")
-            }
+        // One pass by index, each result's wallet read once: a batch holds thousands of them.
+        var answers: [ImportItemResult] = []
+        answers.reserveCapacity(items.count)
+        for index in items.indices {
+            let result = response.results[index]
+            let item = items[index]
             switch (result.wallet, result.error) {
-            case (let wallet?, nil):
-                guard wallet.keyOrigin == .imported, wallet.reference == item.reference else {
-                    throw invalid("result \(index) is not a wallet imported with this item's reference")
+            case (let wallet?, let error):
+                guard wallet.networkFamily == item.networkFamily else {
+                    throw invalid("result \(index) is a \(wallet.networkFamily) wallet, not \(item.networkFamily)")
                 }
-                return .imported(wallet)
-            case (let wallet?, let error?):
-                guard error.code == WaasErrorCode.addressAlreadyImported.code else {
-                    throw invalid("result \(index) has a wallet with error \(error.code)")
+                if let error {
+                    guard error.code == WaasErrorCode.addressAlreadyImported.code else {
+                        throw invalid("result \(index) has a wallet with error \(error.code)")
+                    }
+                    answers.append(.alreadyImported(wallet))
+                } else {
+                    guard wallet.keyOrigin == .imported, wallet.reference == item.reference else {
+                        throw invalid("result \(index) is not a wallet imported with this item's reference")
+                    }
+                    answers.append(.imported(wallet))
                 }
-                return .alreadyImported(wallet)
             case (nil, let error?):
-                return .failed(error.waasError)
+                answers.append(.failed(error.waasError))
             case (nil, nil):
                 throw invalid("result \(index) has neither wallet nor error")
             }
         }
+        return answers
     }
 }

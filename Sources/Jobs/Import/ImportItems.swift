@@ -99,9 +99,13 @@ enum ImportItems {
     }
 }
 
-/// A CSV row's validated key (or why it is refused), carried as a ``WorkItem`` attachment.
-struct ImportSecret: Sendable {
+/// A CSV row's validated key (or why it is refused), carried as a ``WorkItem`` attachment. A class: the
+/// engine copies an item several times on its way to the chunk, and each copy then retains one reference
+/// rather than every string of the record.
+final class ImportSecret: Sendable {
     let record: SecretRecord
+
+    init(record: SecretRecord) { self.record = record }
 }
 
 private final class ImportItemIterator: SynchronousItemIterator {

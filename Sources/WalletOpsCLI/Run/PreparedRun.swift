@@ -329,6 +329,8 @@ struct InstrumentedChunkAction: ChunkAction {
     func prepare() async { await inner.prepare() }
 
     func run(chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
+        // Without `when:` every item goes, as the engine handed it: no per-item context, no copy of the chunk.
+        guard instrumented.step.when != nil else { return try await runAll(chunk, context: context) }
         var outcomes = [ItemOutcome?](repeating: nil, count: chunk.count)
         var sent: [Int] = []
         for (index, item) in chunk.enumerated() {
@@ -340,30 +342,40 @@ struct InstrumentedChunkAction: ChunkAction {
             }
         }
         if !sent.isEmpty {
-            let answers: [ItemOutcome]
-            do {
-                answers = try await inner.run(chunk: sent.map { chunk[$0] }, context: context)
-            } catch {
-                throw instrumented.instrumented(
-                    error, item: chunk[sent[0]], context: context.itemContext(chunk[sent[0]]))
-            }
+            let answers = try await runAll(sent.map { chunk[$0] }, context: context)
             guard answers.count == sent.count else { return answers }
-            for (index, answer) in zip(sent, answers) {
-                let item = chunk[index]
-                let itemContext = context.itemContext(item)
-                switch answer {
-                case .succeeded:
-                    outcomes[index] = answer
-                case .rejected(let reason, let outputs):
-                    let error = instrumented.report(ActionError.rejected(reason), item: item, context: itemContext)
-                    outcomes[index] = .rejected(reason: error.rejectReason ?? reason, outputs: outputs)
-                case .failed(let errorClass, let message):
-                    let error = instrumented.report(ActionError(errorClass, message), item: item, context: itemContext)
-                    outcomes[index] = .failed(errorClass, error.message)
-                }
-            }
+            for (index, answer) in zip(sent, answers) { outcomes[index] = answer }
         }
         return outcomes.map { $0! }
+    }
+
+    /// The inner action's outcomes for `chunk`, each reject and failure reported with its secrets redacted.
+    private func runAll(_ chunk: [WorkItem], context: ChunkContext) async throws -> [ItemOutcome] {
+        var answers: [ItemOutcome]
+        do {
+            answers = try await inner.run(chunk: chunk, context: context)
+        } catch {
+            guard let first = chunk.first else { throw error }
+            throw instrumented.instrumented(error, item: first, context: context.itemContext(first))
+        }
+        guard answers.count == chunk.count else { return answers }
+        for (index, answer) in answers.enumerated() {
+            switch answer {
+            case .succeeded:
+                continue
+            case .rejected(let reason, let outputs):
+                let item = chunk[index]
+                let error = instrumented.report(
+                    ActionError.rejected(reason), item: item, context: context.itemContext(item))
+                answers[index] = .rejected(reason: error.rejectReason ?? reason, outputs: outputs)
+            case .failed(let errorClass, let message):
+                let item = chunk[index]
+                let error = instrumented.report(
+                    ActionError(errorClass, message), item: item, context: context.itemContext(item))
+                answers[index] = .failed(errorClass, error.message)
+            }
+        }
+        return answers
     }
 
     func probe(chunk: [WorkItem], context: ChunkContext) async throws -> [ProbeOutcome] {
