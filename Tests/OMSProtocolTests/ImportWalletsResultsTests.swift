@@ -8,7 +8,8 @@ import WalletCrypto
 /// refused whole, naming the result at fault.
 @Suite struct ImportWalletsResultsTests {
     static func item(_ family: NetworkFamily, _ reference: String?) -> ImportItem {
-        ImportItem(privateKey: SecretBytes([UInt8](repeating: 1, count: 32)), networkFamily: family, reference: reference)
+        ImportItem(
+            privateKey: SecretBytes([UInt8](repeating: 1, count: 32)), networkFamily: family, reference: reference)
     }
 
     static func wallet(_ id: String, _ family: NetworkFamily, _ reference: String?, origin: KeyOrigin = .imported)
