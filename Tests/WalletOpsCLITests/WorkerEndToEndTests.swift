@@ -185,6 +185,38 @@ import Testing
         try Self.expectEachWalletOnce(world)
     }
 
+    /// A worker whose core dies under it stops with exit 75 (temporary: retry later) and says the core is
+    /// unreachable, as the run's own process does; with the core back, the same command finishes the run
+    /// and every wallet exists once.
+    @Test func aWorkerWhoseCoreDiesStopsWith75() throws {
+        let store = try TestPostgres.freshDatabase()
+        let world = try JobsEndToEndTests.JobsWorld(served: true)
+        guard let server = world.server else { throw TestFailure("no served core") }
+        let (worker, workerLog) = try Self.worker(world, store: store, tag: "orphan", idleExit: "60s")
+        let (runner, runLog) = try Self.start(Self.createCommand(world, store: store), world: world, tag: "run")
+        // The core dies while the worker holds a chunk it has not finished.
+        let working = try Self.waitForLeases(
+            store, "owner LIKE '%:\(worker.processIdentifier)' AND state <> 'done'", moreThan: 0, while: runner,
+            seconds: 60)
+        #expect(working, "the worker claimed a chunk: \(world.read(workerLog.lastPathComponent))")
+        #expect(server.stop(signal: SIGKILL) == SIGKILL)
+        worker.waitUntilExit()
+        runner.waitUntilExit()
+        let workerText = world.read(workerLog.lastPathComponent)
+        let runText = world.read(runLog.lastPathComponent)
+        #expect(worker.terminationStatus == 75, "\(workerText)")
+        #expect(workerText.contains("is unreachable"), "\(workerText)")
+        #expect(workerText.contains("its chunks in flight given back (retry later)"), "\(workerText)")
+        #expect(runner.terminationStatus == 75, "\(runText)")
+        #expect(runText.contains("is unreachable"), "\(runText)")
+        // The core back on its port: the same command resumes the run and finishes it.
+        let revived = try ServedBinary(home: world.home, listen: "127.0.0.1:\(server.port)")
+        let again = try BuiltBinary.run(Self.createCommand(world, store: store), directory: world.scratch)
+        #expect(again.status == 0, "\(again)")
+        try Self.expectEachWalletOnce(world)
+        _ = revived
+    }
+
     @Test func aWorkerThatSeesAnotherInputClaimsNothing() throws {
         let store = try TestPostgres.freshDatabase()
         let world = try JobsEndToEndTests.JobsWorld(served: true)
