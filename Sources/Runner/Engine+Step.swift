@@ -153,12 +153,43 @@ extension Engine {
 
     // MARK: Filler
 
+    /// Positions below the watermark whose unsucceeded rows a resume reads in one query: a few queries for
+    /// a million rows rather than one per read batch, each an await on the store's queue.
+    static let skipWindowPositions = 65_536
+
+    /// The rows of a resume's skip window that did not succeed, handed out by read batch in position order.
+    struct SkipWindow {
+        private var rows: [(index: Int, key: String, state: ItemState)] = []
+        private var next = 0
+        /// The window's end: positions below it were read.
+        private(set) var end = 0
+
+        init() {}
+
+        init(rows: [(index: Int, key: String, state: ItemState)], end: Int) {
+            self.rows = rows
+            self.end = end
+        }
+
+        /// The states of the window's unsucceeded rows in `range`, by key; `range`s come in increasing order.
+        mutating func states(in range: Range<Int>) -> [String: ItemState] {
+            while next < rows.count && rows[next].index < range.lowerBound { next += 1 }
+            var states: [String: ItemState] = [:]
+            while next < rows.count && rows[next].index < range.upperBound {
+                states[rows[next].key] = rows[next].state
+                next += 1
+            }
+            return states
+        }
+    }
+
     /// Reads items in batches, drops those already finished, commits intents for side-effecting steps,
     /// and hands the rest to the workers.
     ///
     /// On resume, items below the step's durable watermark are finished: those without a row succeeded;
     /// above it, a row decides (succeeded/rejected/failed: skip, started: probe) and no row means run.
-    /// Rows are read by position range, one query per batch.
+    /// Rows are read by position range: one query per batch, and below the watermark one per
+    /// ``skipWindowPositions``.
     func fill(_ runtime: StepRuntime, _ feed: StepFeed<PreparedItem>) async {
         defer { feed.finish() }
         let step = runtime.step
@@ -199,6 +230,8 @@ extension Engine {
         var position = 0
         var keysHash = KeysHash.initial
         var skippedKeys: [String] = []
+        // The rows below the watermark that did not succeed, read ahead for ``Self/skipWindowPositions`` positions.
+        var skipWindow = SkipWindow()
         var totalKnown = false
         while isRunning {
             // A whole batch below the watermark: every item there is finished, so a resume reads only keys
@@ -206,8 +239,13 @@ extension Engine {
             if !retryFailed && position + options.readBatch <= finishedBelow {
                 do {
                     let range = position..<(position + options.readBatch)
-                    let states = lookups ? try await checkpoint?.lookup(step: step.id, positions: range) ?? [:] : [:]
-                    if states.values.allSatisfy({ [.succeeded, .rejected, .failed].contains($0.state) }) {
+                    if lookups, let checkpoint, range.upperBound > skipWindow.end {
+                        let end = min(finishedBelow, position + max(Self.skipWindowPositions, options.readBatch))
+                        skipWindow = SkipWindow(
+                            rows: try await checkpoint.unsucceeded(step: step.id, positions: position..<end), end: end)
+                    }
+                    let states = skipWindow.states(in: range)
+                    if states.values.allSatisfy({ [.rejected, .failed].contains($0) }) {
                         skippedKeys.removeAll(keepingCapacity: true)
                         try await iterator.skip(upTo: options.readBatch, keys: &skippedKeys)
                         guard skippedKeys.count == options.readBatch else {
@@ -217,7 +255,7 @@ extension Engine {
                         var counts = (succeeded: 0, rejected: 0, failed: 0)
                         for key in skippedKeys {
                             keysHash = KeysHash.adding(key, to: keysHash)
-                            switch states[key]?.state {
+                            switch states.isEmpty ? nil : states[key] {
                             case .rejected?: counts.rejected += 1
                             case .failed?: counts.failed += 1
                             default: counts.succeeded += 1

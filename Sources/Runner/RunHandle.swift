@@ -231,6 +231,26 @@ public final class RunHandle: Sendable {
         }
     }
 
+    /// The items of `step` at `positions` that did not succeed (rejected, failed, or not finished), in
+    /// position order, with their position, key and state only: what a resume's skip of the rows below the
+    /// watermark needs to count them, read for many batches at once (a succeeded row, most of them, is not
+    /// read at all, nor any row's outputs).
+    func unsucceeded(step: String, positions: Range<Int>) async throws -> [(index: Int, key: String, state: ItemState)]
+    {
+        let runID = runID
+        return try await store.queue.read { db in
+            let rows = try db.rows(
+                "SELECT item_index, item_key, state FROM items "
+                    + "WHERE run_id = ? AND step = ? AND item_index >= ? AND item_index < ? AND state <> 'succeeded' "
+                    + "ORDER BY item_index",
+                [.integer(runID), .text(step), StoreValue(positions.lowerBound), StoreValue(positions.upperBound)])
+            return rows.compactMap { row in
+                guard let state = ItemState(rawValue: row[2].string ?? "") else { return nil }
+                return (row[0].int, row[1].string ?? "", state)
+            }
+        }
+    }
+
     /// Records a step's status and an event.
     func recordStep(_ step: String, status: String, message: String? = nil) async throws {
         let runID = runID

@@ -155,6 +155,14 @@ enum RunStoreSchema {
                   rows TEXT NOT NULL,
                   PRIMARY KEY(run_id, step, chunk, sink)) WITHOUT ROWID;
                 """),
+        // The rows that did not succeed, by position: a resume counts those below its watermark a window at a
+        // time (``RunHandle/unsucceeded(step:positions:)``) without a seek into `items` for each of the
+        // out-of-order successes left there.
+        .init(
+            "unsucceeded-items",
+            sql: """
+                CREATE INDEX items_unsucceeded ON items(run_id, step, item_index) WHERE state <> 'succeeded';
+                """),
     ]
 
     /// PostgreSQL's: in the schema `walletops`, times as `double precision` Unix seconds like SQLite's
@@ -300,6 +308,12 @@ enum RunStoreSchema {
               sink BIGINT NOT NULL,
               rows TEXT NOT NULL,
               PRIMARY KEY(run_id, step, chunk, sink));
+            """
+        ),
+        (
+            "unsucceeded-items",
+            """
+            CREATE INDEX items_unsucceeded ON items(run_id, step, item_index) WHERE state <> 'succeeded';
             """
         ),
     ]

@@ -205,6 +205,51 @@ import Testing
         #expect(try await store.itemCounts(runID: old.runID) == [.succeeded: 18, .failed: 1, .rejected: 1])
     }
 
+    /// The skip below the watermark reads the rows that did not succeed a window at a time
+    /// (``Engine/skipWindowPositions``): rows in the first window, in the second, and one on the window's edge
+    /// are counted, in read batches of 4, and nothing below the watermark runs again.
+    @Test(arguments: StoreKind.allCases) func theSkipBelowTheWatermarkCountsExceptionRowsInEveryWindow(
+        _ kind: StoreKind
+    ) async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let place = try kind.location(in: dir)
+        let crashed = try RunStore(location: place, pid: try deadPID())
+        let old = try await crashed.openRun(Self.identity)
+        let window = Engine.skipWindowPositions
+        let watermark = window + 20
+        var hash = KeysHash.initial
+        for index in 0..<watermark { hash = KeysHash.adding("item-\(index)", to: hash) }
+        let keysHash = hash
+        func row(_ index: Int, _ state: ItemState) -> RunHandle.Update {
+            RunHandle.Update(
+                step: "s", key: "item-\(index)", index: index, state: state, attempts: 1, errorClass: "permanent",
+                message: nil, resultJSON: nil, idempotencyKey: nil)
+        }
+        let exceptions = [
+            row(1, .rejected), row(2, .succeeded), row(window - 1, .failed), row(window, .rejected),
+            row(window + 9, .failed), row(watermark + 1, .rejected),
+        ]
+        try await old.flush { (exceptions, ["s": RunHandle.Mark(watermark: watermark, keysHash: keysHash)], []) }
+
+        let ran = Recorder()
+        let counting = ClosureAction { item, _ in
+            ran.log(item.key)
+            return .empty
+        }
+        let store = try RunStore(location: place)
+        var options = Engine.Options()
+        options.readBatch = 4
+        let summary = try await Engine.run(
+            plan: Self.plan(counting, count: watermark + 4), store: store, identity: Self.identity, options: options)
+        #expect(summary.runID == old.runID)
+        #expect(ran.snapshot.log.sorted() == [0, 2, 3].map { "item-\(watermark + $0)" })
+        #expect(summary.rejected == 3)
+        #expect(summary.failed == 2)
+        #expect(summary.succeeded == watermark + 4 - 5)
+        #expect(summary.steps[0].resumed == watermark + 1)
+    }
+
     @Test(arguments: StoreKind.allCases) func anInputChangedUnderTheWatermarkIsRefusedNotSkipped(_ kind: StoreKind)
         async throws
     {
