@@ -17,15 +17,19 @@ public struct CoreConnection: Sendable {
     public let transport: any WaasTransport
     /// The development issuer of the home's core, when the home's core was opened (always without `--core`).
     public let developmentIssuer: (any DevelopmentIssuer)?
+    /// The home's core's ``InProcessCore/prepareToClose``, when this connection opened it; else nothing.
+    public let prepareToClose: @Sendable () async -> Void
 
     /// A connection of the given pieces.
     public init(
-        home: WalletHome, coreURL: URL?, transport: any WaasTransport, developmentIssuer: (any DevelopmentIssuer)?
+        home: WalletHome, coreURL: URL?, transport: any WaasTransport, developmentIssuer: (any DevelopmentIssuer)?,
+        prepareToClose: @escaping @Sendable () async -> Void = {}
     ) {
         self.home = home
         self.coreURL = coreURL
         self.transport = transport
         self.developmentIssuer = developmentIssuer
+        self.prepareToClose = prepareToClose
     }
 
     /// `embedded`, or the served core's URL: what a stored credential is bound to.
@@ -64,7 +68,7 @@ public struct CoreConnection: Sendable {
         let local = try inProcess(home)
         return CoreConnection(
             home: home, coreURL: coreURL, transport: coreURL.map { HTTPTransport(baseURL: $0) } ?? local.transport,
-            developmentIssuer: local.developmentIssuer)
+            developmentIssuer: local.developmentIssuer, prepareToClose: local.prepareToClose)
     }
 
     /// A client without a credential (public methods and sign-in's first call need a signer anyway).
@@ -117,11 +121,18 @@ public struct InProcessCore: Sendable {
     public let transport: any WaasTransport
     /// Mints development ID tokens from the home's key (`walletops login --dev`, `demo.seed`).
     public let developmentIssuer: any DevelopmentIssuer
+    /// Called once the command has no more requests for the core, before it closes it (the embedded core's
+    /// `prepareToClose`): work the close would do can be done then, beside the command's last writes.
+    public let prepareToClose: @Sendable () async -> Void
 
     /// The pieces of one opened core.
-    public init(transport: any WaasTransport, developmentIssuer: any DevelopmentIssuer) {
+    public init(
+        transport: any WaasTransport, developmentIssuer: any DevelopmentIssuer,
+        prepareToClose: @escaping @Sendable () async -> Void = {}
+    ) {
         self.transport = transport
         self.developmentIssuer = developmentIssuer
+        self.prepareToClose = prepareToClose
     }
 }
 

@@ -46,6 +46,13 @@ public final class JobServices: Sendable {
         }
     }
 
+    /// Tells the cores of the sessions opened so far that the command has no more requests for them
+    /// (``CoreConnection/prepareToClose``): a run calls it once its last action has returned, beside its
+    /// last checkpoint, so that the embedded core's close costs the run nothing after it.
+    public func prepareToClose() async {
+        for session in sessions.withLock({ Array($0.values) }) { await session.connection.prepareToClose() }
+    }
+
     /// The signed-in client for `coreURL`, opened on first use (see ``session(coreURL:)``).
     public func client(coreURL: URL?) throws -> WaasClient {
         try session(coreURL: coreURL).client

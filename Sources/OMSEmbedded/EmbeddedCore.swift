@@ -27,6 +27,10 @@ public struct EmbeddedCore: Sendable {
     /// The in-process transport: the same signed bytes the HTTP server would receive, handed to the service.
     public var transport: any WaasTransport { InProcessTransport(handler: service) }
 
+    /// Puts the store's log away (``CoreStore/truncateLog()``) once this process has no more requests for the
+    /// core, beside its other work, so that the close is quick; the core stays usable.
+    public func prepareToClose() async { await service.store.truncateLog() }
+
     /// The core's development issuer, read from the core's store at each token.
     public var developmentIssuer: CoreDevelopmentIssuer { CoreDevelopmentIssuer(service: service) }
 

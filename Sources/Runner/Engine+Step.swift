@@ -91,6 +91,7 @@ extension Engine {
             }
             unregister(stepIndex: index)
         }
+        actionCallsEnded(step: index)
         await flush(final: true)
         let (tally, counts) = (runtime.tally.withLock { $0 }, runtime.progress.withLock { $0 })
         if let files = pending.withLock({ $0.trackers[index]?.sinks?.files }) {
@@ -116,6 +117,7 @@ extension Engine {
     /// that has a state already).
     func skipStep(_ index: Int, because reason: String) async {
         let step = plan.steps[index]
+        actionCallsEnded(step: index)
         progressState[index].withLock { $0.status = .skipped }
         try? await checkpoint?.recordStep(step.id, status: "skipped", message: reason)
         // Items below the step's watermark are finished already (an earlier invocation ran it).

@@ -32,6 +32,11 @@ public final class Engine: Sendable {
         /// (true, the default); false runs every action through `run`, to measure what the shortcut still
         /// buys or to rule it out (docs/bench.md "Tuning mechanisms and how to switch them off").
         public var immediateActions: Bool
+        /// Called once, without waiting for it, when no action of the run will be called again (every step's
+        /// workers have ended, or the run stops with steps unstarted), before the run's last checkpoints and
+        /// outputs are written. Why: the caller can put away what the actions used (the embedded core's
+        /// log) beside that work instead of after the run. Default nil.
+        public var actionsEnded: (@Sendable () -> Void)?
 
         /// Defaults (the parameters' values below): real clock, immediate actions on.
         public init(
@@ -66,6 +71,10 @@ public final class Engine: Sendable {
         /// Set with `abortReason` when an input's problem aborted the run.
         var inputProblem: InputProblem?
         var ran = false
+        /// The steps whose actions will not be called again in this run (ended or skipped).
+        var stepsWithoutCalls: Set<Int> = []
+        /// Whether ``Options/actionsEnded`` was called.
+        var actionsEndedCalled = false
     }
 
     /// The plan being run.
@@ -245,6 +254,8 @@ public final class Engine: Sendable {
             await self.driveGraph()
             group.cancelAll()
         }
+        // A stop can leave steps that never started: no action is called after the graph either way.
+        callActionsEnded()
         await flush(final: true)
         let (abortReason, stopReason, stopCause, graceTask, inputProblem) = control.withLock {
             ($0.abortReason, $0.stopReason, $0.stopCause, $0.graceTask, $0.inputProblem)
@@ -276,6 +287,25 @@ public final class Engine: Sendable {
         summary.stopCause = status == .interrupted ? stopCause : nil
         if status == .aborted { summary.inputProblem = inputProblem }
         return summary
+    }
+
+    /// Records that step `index` calls no action any more; once no step will, calls ``Options/actionsEnded``.
+    func actionCallsEnded(step index: Int) {
+        let allEnded = control.withLock { control in
+            control.stepsWithoutCalls.insert(index)
+            return control.stepsWithoutCalls.count == plan.steps.count
+        }
+        if allEnded { callActionsEnded() }
+    }
+
+    /// Calls ``Options/actionsEnded`` unless it was called.
+    private func callActionsEnded() {
+        guard let hook = options.actionsEnded else { return }
+        let first = control.withLock { control in
+            defer { control.actionsEndedCalled = true }
+            return !control.actionsEndedCalled
+        }
+        if first { hook() }
     }
 
     /// The statuses of a step that has nothing left to do in this run.

@@ -37,6 +37,23 @@ extension SQLiteDatabase {
         guard rc == SQLITE_OK else { throw error(code: rc, sql: "PRAGMA wal_checkpoint(PASSIVE)") }
         return (Int(max(frames, 0)), Int(max(copied, 0)))
     }
+
+    /// Copies the whole WAL back and empties the file (a TRUNCATE checkpoint) without waiting for another
+    /// connection: with one reading or writing, it copies what it can as a PASSIVE checkpoint would, leaves
+    /// the log as it is and returns false. Why: the close of the last connection then has no frames to copy
+    /// and no long file to delete, and this can run while the process does other work before it closes.
+    ///
+    /// - Throws: ``SQLiteError`` on an I/O error.
+    @discardableResult
+    public func checkpointTruncating() throws(SQLiteError) -> Bool {
+        // Without the busy handler for this call: SQLite then gives up at the first lock held elsewhere.
+        sqlite3_busy_handler(handle, nil, nil)
+        defer { busyWait.install(on: handle) }
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        if rc == SQLITE_BUSY { return false }
+        guard rc == SQLITE_OK else { throw error(code: rc, sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        return true
+    }
 }
 
 /// The closure of ``SQLiteDatabase/observeWALCommits(_:)``, kept alive with the connection.

@@ -20,7 +20,7 @@ public final class SQLiteDatabase {
     /// key can take its address.
     private var keyedCache: [ObjectIdentifier: (key: StatementSQL, statement: Statement)] = [:]
     /// The busy handler's state, alive as long as the connection.
-    private let busyWait: BusyWait
+    let busyWait: BusyWait
     /// State the layers above keep with this connection (``attachment(_:orMake:)``), one per type.
     private var attachments: [ObjectIdentifier: AnyObject] = [:]
 

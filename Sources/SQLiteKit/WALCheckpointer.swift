@@ -29,6 +29,12 @@ public final class WALCheckpointer: Sendable {
         }
     }
 
+    /// Copies the whole log back and empties its file, after the copies requested so far, unless another
+    /// connection is using it then (``SQLiteDatabase/checkpointTruncating()``); returns whether it did.
+    public func truncate() async -> Bool {
+        (try? await connection.read { db in try db.checkpointTruncating() }) ?? false
+    }
+
     /// Returns once the copies requested so far have run.
     public func drain() {
         connection.sync { _ in }

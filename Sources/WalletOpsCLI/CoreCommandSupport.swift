@@ -24,7 +24,9 @@ enum CoreCommandSupport {
     static func openInProcess(_ tuning: CoreStore.Tuning) -> InProcessCoreOpener {
         { home in
             let core = try EmbeddedCore.open(home: home.url, storeTuning: tuning)
-            return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+            return InProcessCore(
+                transport: core.transport, developmentIssuer: core.developmentIssuer,
+                prepareToClose: { await core.prepareToClose() })
         }
     }
 

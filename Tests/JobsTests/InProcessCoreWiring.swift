@@ -8,7 +8,9 @@ import OMSProtocol
 extension CoreConnection {
     static let inProcess: InProcessCoreOpener = { home in
         let core = try EmbeddedCore.open(home: home.url)
-        return InProcessCore(transport: core.transport, developmentIssuer: core.developmentIssuer)
+        return InProcessCore(
+            transport: core.transport, developmentIssuer: core.developmentIssuer,
+            prepareToClose: { await core.prepareToClose() })
     }
 
     static func open(home: WalletHome, coreURL: URL?, openHome: Bool = true) throws -> CoreConnection {

@@ -62,4 +62,34 @@ import Testing
         #expect(next.credential.identity.email == "second@example.com")
         #expect(try services.session(coreURL: nil).credential.credentialId == first.credentialId)
     }
+
+    /// `prepareToClose` reaches the embedded core of every session opened: its log is copied back and
+    /// emptied while the store stays open, and the core goes on answering.
+    @Test func prepareToCloseEmptiesTheEmbeddedCoresLogAndTheCoreGoesOn() async throws {
+        let home = StoredCredentialTests.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home.url) }
+        let project = try WaasService.initialize(home: home, project: "local").project
+        let credential = try await SignIn.development(
+            email: "ops@example.com", connection: try CoreConnection.open(home: home, coreURL: nil),
+            publishableKey: try PublishableKey(project.publishableKey), lifetime: 3600)
+        try credential.save(home: home)
+        let services = Self.services(home, opened: OpenCount())
+        let client = try services.session(coreURL: nil).client
+        for index in 0..<20 {
+            _ = try await client.call(
+                .createWallet, CreateWalletRequest(networkFamily: .evm, reference: "w\(index)"), as: WalletResponse.self
+            )
+        }
+        func walBytes() throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: home.databaseURL.path + "-wal")[.size] as? Int ?? -1
+        }
+        #expect(try walBytes() > 0)
+        await services.prepareToClose()
+        #expect(try walBytes() == 0)
+        let listed = try await CoreConnection.allWallets(client)
+        #expect(listed.count == 20)
+        _ = try await client.call(
+            .createWallet, CreateWalletRequest(networkFamily: .evm, reference: "after"), as: WalletResponse.self)
+        #expect(try walBytes() > 0)
+    }
 }

@@ -50,6 +50,43 @@ import Testing
         #expect(summary.exitCode == 1)
     }
 
+    /// `actionsEnded` comes once, after the last action call of the last step (not between steps), and
+    /// when a failed need skips the steps after it.
+    @Test func actionsEndedComesOnceAfterTheLastActionCall() async throws {
+        let recorder = Recorder()
+        let action = ClosureAction { _, context in
+            recorder.log("call \(context.stepID)")
+            return .empty
+        }
+        var options = Engine.Options()
+        options.actionsEnded = { recorder.log("ended") }
+        let plan = RunPlan(
+            name: "ended",
+            steps: [
+                StepPlan(id: "a", items: numberedItems(5), action: action, concurrency: 2),
+                StepPlan(id: "b", needs: ["a"], items: numberedItems(5), action: action, concurrency: 2),
+            ])
+        let summary = try await Engine(plan: plan, checkpoint: nil, options: options).run()
+        #expect(summary.succeeded == 10)
+        let log = recorder.snapshot.log
+        #expect(log.filter { $0 == "ended" }.count == 1)
+        #expect(log.last == "ended")
+        #expect(log.filter { $0 == "call b" }.count == 5)
+
+        let skipped = Recorder()
+        var skippedOptions = Engine.Options()
+        skippedOptions.actionsEnded = { skipped.log("ended") }
+        let failing = RunPlan(
+            name: "ended-skip",
+            steps: [
+                StepPlan(id: "a", items: numberedItems(3), action: FailAction(probability: 1), retry: .none),
+                StepPlan(id: "b", needs: ["a"], items: numberedItems(4), action: action),
+            ])
+        let failed = try await Engine(plan: failing, checkpoint: nil, options: skippedOptions).run()
+        #expect(failed.steps[1].status == .skipped)
+        #expect(skipped.snapshot.log == ["ended"])
+    }
+
     @Test func concurrencyLimitsAreNeverExceeded() async throws {
         let recorder = Recorder()
         let action = ClosureAction { item, context in

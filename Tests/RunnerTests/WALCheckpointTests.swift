@@ -79,4 +79,43 @@ import Testing
         #expect(checkpointer.completedCopies - before >= 1)
         #expect(checkpointer.completedCopies - before < 50)
     }
+
+    @Test func aTruncatingCheckpointEmptiesTheLogAndTheDataStays() async throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try Self.database(dir)
+        db.observeWALCommits { _ in false }
+        let checkpointer = try WALCheckpointer(path: db.path, configuration: .default)
+        try Self.insert(200, into: db)
+        #expect(Self.walFrames(db.path) >= 200)
+        #expect(await checkpointer.truncate())
+        let size = try FileManager.default.attributesOfItem(atPath: db.path + "-wal")[.size] as? Int
+        #expect(size == 0)
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 200)
+        // The store goes on: the next commit writes the log from its start.
+        try Self.insert(10, into: db)
+        #expect(Self.walFrames(db.path) >= 10 && Self.walFrames(db.path) < 20)
+        #expect(try db.scalarInt("SELECT count(*) FROM t") == 210)
+    }
+
+    /// A reader in the middle of a transaction keeps its frames: the truncation copies what it can and gives
+    /// up at once, not after the 5 s busy timeout; the busy handler is back for the connection's next call.
+    @Test func aTruncatingCheckpointGivesUpAtOnceBesideAReader() throws {
+        let dir = try TempDirectory()
+        defer { dir.remove() }
+        let db = try Self.database(dir)
+        db.observeWALCommits { _ in false }
+        try Self.insert(100, into: db)
+        let reader = try SQLiteDatabase(path: db.path)
+        try reader.execute("BEGIN")
+        #expect(try reader.scalarInt("SELECT count(*) FROM t") == 100)
+        try Self.insert(100, into: db)
+        let started = ContinuousClock.now
+        #expect(try db.checkpointTruncating() == false)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        #expect(Self.walFrames(db.path) >= 200)
+        try reader.execute("COMMIT")
+        #expect(try db.checkpointTruncating())
+        #expect(Self.walFrames(db.path) == 0)
+    }
 }

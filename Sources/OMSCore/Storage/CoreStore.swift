@@ -110,6 +110,17 @@ public final class CoreStore: Sendable {
         checkpointer?.drain()
     }
 
+    /// Copies the whole log back to the database file and empties it, unless another connection is using it
+    /// then: for a process whose requests are over, so that its close, which otherwise copies what is left
+    /// and deletes a log of up to ``walRestartFrames`` pages, is quick; the store stays usable.
+    public func truncateLog() async {
+        if let checkpointer {
+            _ = await checkpointer.truncate()
+        } else {
+            _ = try? await queue.read { db in try db.checkpointTruncating() }
+        }
+    }
+
     /// WAL frames (pages) between two requests to the background copy (``Tuning/checkpointsInBackground``):
     /// what is left for the close at most, about. A larger interval copies a page rewritten by successive
     /// group commits back once rather than per commit.

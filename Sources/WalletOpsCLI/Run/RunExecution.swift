@@ -1,7 +1,9 @@
 import Foundation
+import Jobs
 import OMSProtocol
 import Playbook
 import Runner
+import Synchronization
 
 /// Runs a prepared playbook to its end as `run`, `retry` and `due` do: opens (or resumes) the run
 /// under its lock, traps SIGINT/SIGTERM, shows progress, prints the summary, writes the report, and
@@ -21,6 +23,20 @@ struct RunExecution {
     var resumeCommand: String
 
     func execute() async throws -> Int32 {
+        let closing = CoresClosing(services: prepared.services)
+        let result: Result<Int32, any Error>
+        do {
+            result = .success(try await execute(closing))
+        } catch {
+            result = .failure(error)
+        }
+        // By now the run store is closed (its references went with the call); the embedded core's log was
+        // put away beside that and the run's end: the command returns once it is, never in the middle of it.
+        await closing.wait()
+        return try result.get()
+    }
+
+    private func execute(_ closing: CoresClosing) async throws -> Int32 {
         let store = try home.openStore()
         let playbook = prepared.playbook
         let handle: RunHandle
@@ -73,9 +89,10 @@ struct RunExecution {
             columns: { descriptor.map(ProgressDisplay.terminalColumns) ?? 80 })
         // A PostgreSQL store is shared: chunk steps are leased, so `walletops worker`s on any host can join.
         let leasing = RunStore.isPostgresURL(home.storeLocation) ? Leasing(owner: store.leaseOwner, lease: lease) : nil
-        let options = Engine.Options(
+        var options = Engine.Options(
             gracePeriod: gracePeriod, progress: { progress.handle($0) }, leasing: leasing,
             immediateActions: context.tuning.immediateActions)
+        options.actionsEnded = { closing.start() }
         let engine = try Engine(plan: prepared.plan, checkpoint: handle, options: options)
         let output = context.standardError
         let grace = DurationText.format(gracePeriod)
@@ -244,6 +261,26 @@ struct RunExecution {
         if let reason = summary.reason, summary.status != .completed { text += ": \(reason)" }
         return text + "\n" + TextTable.render(rows)
     }
+}
+
+/// The run's embedded cores made ready to close (``JobServices/prepareToClose()``) once its actions have
+/// ended, beside its last checkpoints, outputs, report and the run store's close, rather than after them.
+final class CoresClosing: Sendable {
+    private let services: JobServices
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(services: JobServices) { self.services = services }
+
+    /// Starts the preparation, once.
+    func start() {
+        let services = services
+        task.withLock { task in
+            if task == nil { task = Task { await services.prepareToClose() } }
+        }
+    }
+
+    /// Returns when the preparation, if started, is done.
+    func wait() async { await task.withLock { $0 }?.value }
 }
 
 /// Plain text columns, left-aligned, two spaces apart.
