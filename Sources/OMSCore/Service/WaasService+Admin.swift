@@ -19,7 +19,7 @@ extension WaasService {
         }
         let custody = try KeyCustody.load(home: home, create: false)
         let store = try CoreStore(url: home.databaseURL, tuning: storeTuning)
-        let issuer = try store.sync { db in try db.setting(issuerSetting) } ?? defaultIssuer
+        let issuer = try store.readNow { db in try db.setting(issuerSetting) } ?? defaultIssuer
         return WaasService(
             home: home, store: store, custody: custody, issuer: issuer, clock: clock, maxBodyBytes: maxBodyBytes)
     }

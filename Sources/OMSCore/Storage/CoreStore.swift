@@ -376,6 +376,13 @@ public final class CoreStore: Sendable {
         try await reader.read { db in try db.transaction(.deferred) { try body(db) } }
     }
 
+    /// A synchronous read on the reader connection, in one read transaction, for the open outside the
+    /// concurrency pool: it does not wait behind what the writer's queue holds (the recent keys' index,
+    /// read as the store opens).
+    func readNow<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        try reader.sync { db in try db.transaction(.deferred) { try body(db) } }
+    }
+
     /// Synchronous access for set-up commands (`core init`) outside the concurrency pool.
     func sync<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         try queue.sync { db in try db.transaction(.immediate) { try body(db) } }
