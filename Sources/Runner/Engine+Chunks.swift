@@ -331,6 +331,11 @@ extension Engine {
                     + "start the run fresh")
         }
         let offsets = committed.isEmpty ? nil : step.sinks.indices.map { committed[$0]?.offset ?? -1 }
-        return CheckpointBuffer.Sinks(files: StepSinkFiles(step.sinks, resumeOffsets: offsets), position: position)
+        let files = StepSinkFiles(step.sinks, resumeOffsets: offsets)
+        // A resumed run's files exist: opened (truncated to their offsets) now rather than at the first
+        // flush, so what the stopped run left unsynced is written back while this one works. A file that
+        // cannot be is refused by that flush, as in a run that writes no row before it stops.
+        if let offsets, offsets.allSatisfy({ $0 >= 0 }) { _ = try? files.open() }
+        return CheckpointBuffer.Sinks(files: files, position: position)
     }
 }

@@ -117,6 +117,9 @@ final class SinkFile: @unchecked Sendable {
             guard ftruncate(descriptor, off_t(committed)) == 0, lseek(descriptor, off_t(committed), SEEK_SET) >= 0
             else { throw SinkError(description: "cannot truncate \(path): \(Self.reason())") }
             file.offset = committed
+            // What the stopped run wrote may still be in the page cache only (the file is synced at the
+            // step's end): written back now, beside the run, rather than by the step's last fsync.
+            file.writeBackInBackground()
         } else {
             var header: [UInt8] = []
             CSVField.appendRecord(sink.header, to: &header)
@@ -144,6 +147,19 @@ final class SinkFile: @unchecked Sendable {
     /// Flushes the file to stable storage (at the step's end).
     func synchronize() {
         if isRegular { _ = fsync(descriptor) }
+    }
+
+    /// Starts writing the file's data back to storage on another thread, through a descriptor of its own,
+    /// and returns at once: the step's ``synchronize()`` then has less to wait for. Durability is still
+    /// that call's.
+    func writeBackInBackground() {
+        guard isRegular else { return }
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return }
+        DispatchQueue.global(qos: .utility).async {
+            _ = fdatasync(copy)
+            close(copy)
+        }
     }
 
     private static func reason() -> String { String(cString: strerror(errno)) }
