@@ -157,7 +157,8 @@ enum RunStoreSchema {
                 """),
         // The rows that did not succeed, by position: a resume counts those below its watermark a window at a
         // time (``RunHandle/unsucceeded(step:positions:)``) without a seek into `items` for each of the
-        // out-of-order successes left there.
+        // out-of-order successes left there. Not in PostgreSQL's schema: there a leased chunk writes each
+        // item's intent (`started`) and then its outcome, and the index would be written twice per item.
         .init(
             "unsucceeded-items",
             sql: """
@@ -308,12 +309,6 @@ enum RunStoreSchema {
               sink BIGINT NOT NULL,
               rows TEXT NOT NULL,
               PRIMARY KEY(run_id, step, chunk, sink));
-            """
-        ),
-        (
-            "unsucceeded-items",
-            """
-            CREATE INDEX items_unsucceeded ON items(run_id, step, item_index) WHERE state <> 'succeeded';
             """
         ),
     ]
