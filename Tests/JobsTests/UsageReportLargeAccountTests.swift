@@ -29,8 +29,9 @@ import WalletCrypto
     static let wallets = 100_000
     static let sessions = 250
     /// The bound for listing and reporting the 250 sessions of a 100,000-wallet account (staging
-    /// excluded), on a shared 2-core machine in a debug build: what it took is in docs/bench.md.
-    static let bound: Duration = .seconds(20)
+    /// excluded), on a shared 2-core machine in a debug build beside the other suites: a guard against a
+    /// listing that walks the wallets, which the request counts below pin; what it took is in docs/bench.md.
+    static let bound: Duration = .seconds(60)
 
     @Test func aHundredThousandWalletAccountReportsItsSessionsInPages() async throws {
         let counting = Mutex<CountingTransport?>(nil)
