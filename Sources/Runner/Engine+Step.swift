@@ -257,7 +257,7 @@ extension Engine {
                         var counts = (succeeded: 0, rejected: 0, failed: 0)
                         for key in skippedKeys {
                             keysHash = KeysHash.adding(key, to: keysHash)
-                            switch states.isEmpty ? nil : states[key] {
+                            switch states[key] {
                             case .rejected?: counts.rejected += 1
                             case .failed?: counts.failed += 1
                             default: counts.succeeded += 1

@@ -19,6 +19,18 @@ import Testing
             steps: [StepPlan(id: "s", items: numberedItems(count), action: action, concurrency: concurrency)])
     }
 
+    /// The keys hash of the plan's items `item-0 ..< item-<count>`, as a watermark at `count` records it.
+    static func keysHash(below count: Int) -> UInt64 {
+        (0..<count).reduce(KeysHash.initial) { KeysHash.adding("item-\($1)", to: $0) }
+    }
+
+    /// A checkpoint row of item `index` in `state`, as a crashed run would have flushed it.
+    static func exceptionRow(_ index: Int, _ state: ItemState) -> RunHandle.Update {
+        RunHandle.Update(
+            step: "s", key: "item-\(index)", index: index, state: state, attempts: 1, errorClass: "permanent",
+            message: nil, resultJSON: nil, idempotencyKey: nil)
+    }
+
     static func watermark(_ store: RunStore, runID: Int64, step: String = "s") async throws -> Int {
         try await store.queue.read { db in
             let value = try db.scalarInt(
@@ -176,15 +188,11 @@ import Testing
         let place = try kind.location(in: dir)
         let crashed = try RunStore(location: place, pid: try deadPID())
         let old = try await crashed.openRun(Self.identity)
-        var hash = KeysHash.initial
-        for index in 0..<10 { hash = KeysHash.adding("item-\(index)", to: hash) }
-        let keysHash = hash
-        func row(_ index: Int, _ state: ItemState) -> RunHandle.Update {
-            RunHandle.Update(
-                step: "s", key: "item-\(index)", index: index, state: state, attempts: 1, errorClass: "permanent",
-                message: nil, resultJSON: nil, idempotencyKey: nil)
-        }
-        let exceptions = [row(3, .failed), row(4, .rejected), row(12, .succeeded), row(15, .started)]
+        let keysHash = Self.keysHash(below: 10)
+        let exceptions = [
+            Self.exceptionRow(3, .failed), Self.exceptionRow(4, .rejected), Self.exceptionRow(12, .succeeded),
+            Self.exceptionRow(15, .started),
+        ]
         try await old.flush { (exceptions, ["s": RunHandle.Mark(watermark: 10, keysHash: keysHash)], []) }
         #expect(
             try await crashed.itemCounts(runID: old.runID) == [.succeeded: 9, .failed: 1, .rejected: 1, .started: 1])
@@ -218,17 +226,11 @@ import Testing
         let old = try await crashed.openRun(Self.identity)
         let window = Engine.skipWindowPositions
         let watermark = window + 20
-        var hash = KeysHash.initial
-        for index in 0..<watermark { hash = KeysHash.adding("item-\(index)", to: hash) }
-        let keysHash = hash
-        func row(_ index: Int, _ state: ItemState) -> RunHandle.Update {
-            RunHandle.Update(
-                step: "s", key: "item-\(index)", index: index, state: state, attempts: 1, errorClass: "permanent",
-                message: nil, resultJSON: nil, idempotencyKey: nil)
-        }
+        let keysHash = Self.keysHash(below: watermark)
         let exceptions = [
-            row(1, .rejected), row(2, .succeeded), row(window - 1, .failed), row(window, .rejected),
-            row(window + 9, .failed), row(watermark + 1, .rejected),
+            Self.exceptionRow(1, .rejected), Self.exceptionRow(2, .succeeded), Self.exceptionRow(window - 1, .failed),
+            Self.exceptionRow(window, .rejected),
+            Self.exceptionRow(window + 9, .failed), Self.exceptionRow(watermark + 1, .rejected),
         ]
         try await old.flush { (exceptions, ["s": RunHandle.Mark(watermark: watermark, keysHash: keysHash)], []) }
 
